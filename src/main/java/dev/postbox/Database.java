@@ -1,0 +1,19 @@
+package dev.postbox;
+
+/**
+ * The databases Postbox speaks to, each with its own hand-written SQL and {@code
+ * sql/<db>/schema.sql}.
+ *
+ * <p>Detected from {@link java.sql.DatabaseMetaData#getDatabaseProductName()}; force one with
+ * {@code Dispatcher.Builder.database(...)} or {@code Outbox.Builder.database(...)}.
+ */
+public enum Database {
+  /** PostgreSQL 12 or newer. */
+  POSTGRESQL,
+  /** MySQL 8.0.1+ or MariaDB 10.6+ (one dialect). */
+  MYSQL,
+  /** H2 2.2.220 or newer, MVStore. */
+  H2,
+  /** SQLite 3.35 or newer. */
+  SQLITE
+}

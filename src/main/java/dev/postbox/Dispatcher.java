@@ -1,0 +1,323 @@
+package dev.postbox;
+
+import dev.postbox.internal.Lane;
+import dev.postbox.internal.LaneSettings;
+import dev.postbox.internal.QueueTable;
+import dev.postbox.internal.Require;
+import dev.postbox.internal.Rules;
+import dev.postbox.internal.dialect.Dialect;
+import dev.postbox.internal.dialect.Dialects;
+import dev.postbox.internal.jdbc.Jdbc;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.locks.ReentrantLock;
+import javax.sql.DataSource;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Delivers what the outbox and the job queue stored: claims due rows in batches with a lease on the
+ * database clock, runs each delivery on a virtual thread outside any transaction, records the
+ * outcome fenced by the lease, retries with backoff and parks after the last attempt.
+ *
+ * <p>Thread-safe. Every application instance may run one; leases share the work. Connections are
+ * borrowed from the {@link DataSource} per operation and never held while a message is delivered.
+ */
+public final class Dispatcher implements AutoCloseable {
+  private static final Logger log = LoggerFactory.getLogger(Dispatcher.class);
+
+  private final Builder config;
+  private final ReentrantLock lifecycle = new ReentrantLock();
+  private final List<Lane<?>> lanes = new ArrayList<>();
+  private volatile boolean started;
+  private volatile boolean closed;
+  private Database database;
+
+  private Dispatcher(Builder config) {
+    this.config = config;
+  }
+
+  /** A builder for a dispatcher that borrows its connections from {@code dataSource}. */
+  public static Builder builder(DataSource dataSource) {
+    return new Builder(Require.notNull("dataSource", dataSource));
+  }
+
+  /** This dispatcher's instance id, written to {@code leased_by} of the rows it claims. */
+  public String instanceId() {
+    return config.instanceId;
+  }
+
+  /**
+   * Detects the database (or uses the forced one), checks the tables exist, and starts claiming.
+   *
+   * @throws PostboxException if a table is missing or the database cannot be reached
+   * @throws IllegalStateException if already started or closed
+   */
+  public void start() {
+    lifecycle.lock();
+    try {
+      if (started || closed) {
+        throw new IllegalStateException(
+            config.instanceId + " - dispatcher already " + (closed ? "closed" : "started"));
+      }
+      Dialect dialect = Dialects.of(database = detect());
+      if (config.outbox != null) {
+        checkTable(config.outbox.queueTable());
+        Transport transport = config.transport;
+        lanes.add(
+            new Lane<>(
+                config.dataSource,
+                dialect,
+                config.outbox.queueTable(),
+                settings(config.maxAttempts, Duration.ZERO, true),
+                row -> transport.send(row.item())));
+      }
+      for (Lane<?> lane : lanes) {
+        lane.start();
+      }
+      started = true;
+      log.info(
+          "{} - started on {}: {} (batch {}, concurrency {}, poll {} ms, lease {} s)",
+          config.instanceId,
+          database,
+          lanes.stream().map(Lane::table).toList(),
+          config.batchSize,
+          config.concurrency,
+          config.pollInterval.toMillis(),
+          config.lease.toSeconds());
+    } finally {
+      lifecycle.unlock();
+    }
+  }
+
+  /**
+   * Ends the current poll wait at once; call after committing a transaction that added messages or
+   * jobs so they are delivered without waiting for the poll interval. Cheap; safe from any thread.
+   */
+  public void wakeUp() {
+    for (Lane<?> lane : lanes) {
+      lane.wakeUp();
+    }
+  }
+
+  /**
+   * Stops claiming, waits up to {@code shutdownTimeout} for running deliveries, hands rows claimed
+   * but not started back (due at once for any instance), then interrupts what is still running.
+   * Idempotent.
+   */
+  @Override
+  public void close() {
+    lifecycle.lock();
+    try {
+      if (closed) {
+        return;
+      }
+      closed = true;
+      for (Lane<?> lane : lanes) {
+        lane.close();
+      }
+      if (started) {
+        log.info("{} - stopped", config.instanceId);
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      log.warn("{} - interrupted while closing", config.instanceId);
+    } finally {
+      lifecycle.unlock();
+    }
+  }
+
+  private LaneSettings settings(int maxAttempts, Duration retention, boolean detectOutage) {
+    return new LaneSettings(
+        config.instanceId,
+        config.batchSize,
+        config.concurrency,
+        config.pollInterval,
+        config.lease,
+        maxAttempts,
+        config.backoff,
+        retention,
+        config.cleanupInterval,
+        detectOutage,
+        config.shutdownTimeout,
+        config.listener);
+  }
+
+  private Database detect() {
+    if (config.database != null) {
+      log.info("{} - database forced to {}", config.instanceId, config.database);
+      return config.database;
+    }
+    try (Connection c = config.dataSource.getConnection()) {
+      Database detected = Dialects.detect(c);
+      log.info(
+          "{} - detected {} ({} {})",
+          config.instanceId,
+          detected,
+          c.getMetaData().getDatabaseProductName(),
+          c.getMetaData().getDatabaseProductVersion());
+      return detected;
+    } catch (SQLException e) {
+      throw Jdbc.wrap(config.instanceId + " - connecting to detect the database", e);
+    }
+  }
+
+  private void checkTable(QueueTable<?> table) {
+    try {
+      Jdbc.autoCommit(
+          config.dataSource,
+          c -> {
+            try (var s = c.createStatement()) {
+              s.executeQuery(
+                      "SELECT id, state, attempts, available_at, leased_by, last_error, created_at, "
+                          + table.itemColumns()
+                          + " FROM "
+                          + table.name()
+                          + " WHERE 1 = 0")
+                  .close();
+            }
+            return null;
+          });
+    } catch (SQLException e) {
+      throw new PostboxException(
+          "table "
+              + table.name()
+              + " not found or not as shipped — run sql/"
+              + database.name().toLowerCase(Locale.ROOT)
+              + "/schema.sql ("
+              + e.getMessage()
+              + ")",
+          e);
+    }
+  }
+
+  /** Configures a {@link Dispatcher}; each option is validated as it is set. Not thread-safe. */
+  public static final class Builder {
+    private final DataSource dataSource;
+    private Outbox outbox;
+    private Transport transport;
+    private int batchSize = 100;
+    private int concurrency = 16;
+    private Duration pollInterval = Duration.ofSeconds(1);
+    private Duration lease = Duration.ofMinutes(2);
+    private int maxAttempts = 10;
+    private Backoff backoff = Backoff.exponential(Duration.ofSeconds(1), Duration.ofMinutes(10));
+    private String instanceId = defaultInstanceId();
+    private Duration shutdownTimeout = Duration.ofSeconds(30);
+    private Duration cleanupInterval = Duration.ofMinutes(1);
+    private Listener listener = new Listener() {};
+    private Database database;
+
+    private Builder(DataSource dataSource) {
+      this.dataSource = dataSource;
+    }
+
+    /** Delivers {@code outbox}'s messages to {@code transport}. */
+    public Builder outbox(Outbox outbox, Transport transport) {
+      this.outbox = Require.notNull("outbox", outbox);
+      this.transport = Require.notNull("transport", transport);
+      return this;
+    }
+
+    /** Rows claimed per round trip, 1 to 10,000; default 100. */
+    public Builder batchSize(int batchSize) {
+      this.batchSize = Require.between("batchSize", batchSize, 1, 10_000);
+      return this;
+    }
+
+    /** Deliveries running at once per table, 1 to 10,000; default 16. */
+    public Builder concurrency(int concurrency) {
+      this.concurrency = Require.between("concurrency", concurrency, 1, 10_000);
+      return this;
+    }
+
+    /**
+     * Wait after a claim found nothing, 10 ms to 1 h; default 1 s. {@link Dispatcher#wakeUp()} cuts
+     * it short.
+     */
+    public Builder pollInterval(Duration pollInterval) {
+      this.pollInterval =
+          Require.between("pollInterval", pollInterval, Duration.ofMillis(10), Duration.ofHours(1));
+      return this;
+    }
+
+    /**
+     * How long a claim holds a row before another instance may take it over, 1 s to 1 day; default
+     * 2 min. Renewed every third of it while the row is held, so long deliveries keep their rows.
+     */
+    public Builder lease(Duration lease) {
+      this.lease = Require.between("lease", lease, Duration.ofSeconds(1), Duration.ofDays(1));
+      return this;
+    }
+
+    /** Delivery attempts of an outbox message before it is parked, 1 to 1,000; default 10. */
+    public Builder maxAttempts(int maxAttempts) {
+      this.maxAttempts = Require.between("maxAttempts", maxAttempts, 1, 1_000);
+      return this;
+    }
+
+    /**
+     * Delay after a failed attempt; default exponential from 1 s, capped at 10 min, with jitter.
+     */
+    public Builder backoff(Backoff backoff) {
+      this.backoff = Require.notNull("backoff", backoff);
+      return this;
+    }
+
+    /**
+     * Written to {@code leased_by}; 1 to 100 characters; default {@code postbox-<pid>-<random>}.
+     */
+    public Builder instanceId(String instanceId) {
+      this.instanceId = Rules.text("instanceId", instanceId, 100, false);
+      return this;
+    }
+
+    /** How long {@code close()} waits for running deliveries, 0 to 1 h; default 30 s. */
+    public Builder shutdownTimeout(Duration shutdownTimeout) {
+      this.shutdownTimeout =
+          Require.between("shutdownTimeout", shutdownTimeout, Duration.ZERO, Duration.ofHours(1));
+      return this;
+    }
+
+    /** How often finished rows past their retention are deleted, 10 ms to 1 day; default 1 min. */
+    public Builder cleanupInterval(Duration cleanupInterval) {
+      this.cleanupInterval =
+          Require.between(
+              "cleanupInterval", cleanupInterval, Duration.ofMillis(10), Duration.ofDays(1));
+      return this;
+    }
+
+    /** Metrics and tracing hooks; default none. */
+    public Builder listener(Listener listener) {
+      this.listener = Require.notNull("listener", listener);
+      return this;
+    }
+
+    /** Forces the SQL dialect instead of detecting it from the database's metadata. */
+    public Builder database(Database database) {
+      this.database = Require.notNull("database", database);
+      return this;
+    }
+
+    /** A dispatcher with these options; it does nothing until {@link Dispatcher#start()}. */
+    public Dispatcher build() {
+      if (outbox == null) {
+        throw new InvalidValueException(
+            "outbox", "must be set: give the dispatcher outbox(...) to deliver");
+      }
+      return new Dispatcher(this);
+    }
+
+    private static String defaultInstanceId() {
+      byte[] random = new byte[3];
+      ThreadLocalRandom.current().nextBytes(random);
+      return "postbox-" + ProcessHandle.current().pid() + "-" + HexFormat.of().formatHex(random);
+    }
+  }
+}

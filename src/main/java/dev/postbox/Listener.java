@@ -1,0 +1,38 @@
+package dev.postbox;
+
+import java.time.Duration;
+
+/**
+ * Hooks for metrics and tracing (Micrometer, OpenTelemetry, …) without Postbox depending on them;
+ * every method is a no-op by default.
+ *
+ * <p>Called synchronously from the dispatcher's threads (claim loop, delivery threads, completion
+ * writer), concurrently: keep implementations fast and thread-safe. An exception thrown here is
+ * logged and otherwise ignored.
+ */
+public interface Listener {
+
+  /** A claim on {@code table} leased {@code count} rows (never called for empty claims). */
+  default void claimed(String table, int count) {}
+
+  /** A delivery succeeded after {@code elapsed}. */
+  default void delivered(Delivery delivery, Duration elapsed) {}
+
+  /** A delivery failed and will be retried after {@code retryIn}. */
+  default void failed(Delivery delivery, Throwable error, Duration retryIn) {}
+
+  /** A row was parked after its last attempt (or at once, e.g. a job with no handler). */
+  default void parked(Delivery delivery, String reason) {}
+
+  /**
+   * {@code count} outcomes on {@code table} were not written because this instance no longer held
+   * the lease (another instance took the rows over).
+   */
+  default void leaseLost(String table, int count) {}
+
+  /** The transport failed for every message; dispatch is paused and probed. */
+  default void outageStarted(String table) {}
+
+  /** A probe succeeded after an outage. */
+  default void outageEnded(String table, Duration outage) {}
+}

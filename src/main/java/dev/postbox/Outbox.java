@@ -1,0 +1,284 @@
+package dev.postbox;
+
+import dev.postbox.internal.Claimed;
+import dev.postbox.internal.HeadersCodec;
+import dev.postbox.internal.IdempotentInsert;
+import dev.postbox.internal.Identifiers;
+import dev.postbox.internal.Ids;
+import dev.postbox.internal.QueueAdmin;
+import dev.postbox.internal.QueueTable;
+import dev.postbox.internal.Require;
+import dev.postbox.internal.Rules;
+import dev.postbox.internal.dialect.Dialect;
+import dev.postbox.internal.dialect.Dialects;
+import dev.postbox.internal.jdbc.Jdbc;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.Types;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.EnumMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Supplier;
+
+/**
+ * The transactional outbox: adds messages to the outbox table in the caller's transaction, so they
+ * are stored if and only if the caller's business data commits; a {@link Dispatcher} delivers them.
+ *
+ * <p>Thread-safe and immutable once built. Every method runs only on the connection it is given and
+ * never commits, rolls back or closes it.
+ */
+public final class Outbox {
+  private static final String COLUMNS =
+      "event_id, topic, msg_key, payload, headers, available_at, created_at";
+  private static final int[] TYPES = {
+    Types.VARCHAR, Types.VARCHAR, Types.VARCHAR, Types.VARCHAR, Types.VARCHAR
+  };
+
+  private final String table;
+  private final int payloadLimit;
+  private final boolean allowAutoCommit;
+  private final Supplier<Map<String, String>> headerSupplier;
+  private final Database database;
+  private final QueueTable<Envelope> queueTable;
+  private final QueueAdmin admin;
+  private final IdempotentInsert insert;
+  private final Map<Database, Dialect> dialects = new EnumMap<>(Database.class);
+
+  private Outbox(Builder b) {
+    this.table = b.table;
+    this.payloadLimit = b.payloadLimit;
+    this.allowAutoCommit = b.allowAutoCommit;
+    this.headerSupplier = b.headers;
+    this.database = b.database;
+    this.queueTable =
+        new QueueTable<>(
+            table,
+            "event_id, topic, msg_key, payload, headers",
+            "event_id",
+            "topic",
+            "",
+            Outbox::read);
+    this.admin = new QueueAdmin(queueTable);
+    this.insert =
+        new IdempotentInsert(
+            table,
+            COLUMNS,
+            TYPES,
+            "event_id",
+            d -> "(?, ?, ?, ?, ?, " + d.now() + ", " + d.now() + ")");
+    for (Database db : Database.values()) {
+      dialects.put(db, Dialects.of(db));
+    }
+  }
+
+  /** A builder with the defaults: table {@code postbox_outbox}, payload limit 1 MiB. */
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  /** The outbox table's name as configured. */
+  public String table() {
+    return table;
+  }
+
+  /**
+   * Adds {@code message} in the caller's transaction. Returns false, without failing the
+   * transaction, if a message with the same event id is already stored.
+   *
+   * @throws InvalidValueException if the payload is over the limit or a header is invalid; nothing
+   *     is written
+   * @throws PostboxException if the connection is in auto-commit mode (unless allowed) or the
+   *     INSERT fails
+   */
+  public boolean add(Connection connection, Message message) {
+    return addAll(connection, List.of(message)) == 1;
+  }
+
+  /**
+   * Adds {@code messages} in the caller's transaction in one round trip (one statement per 500
+   * messages); returns how many were new. All messages are validated before anything is written.
+   */
+  public int addAll(Connection connection, Collection<Message> messages) {
+    Require.notNull("messages", messages);
+    List<Object[]> rows = new ArrayList<>(messages.size());
+    for (Message m : messages) {
+      rows.add(row(Require.notNull("message", m)));
+    }
+    if (rows.isEmpty()) {
+      return 0;
+    }
+    try {
+      requireTransaction(connection);
+      return insert.insert(connection, dialect(connection), rows);
+    } catch (SQLException e) {
+      throw Jdbc.wrap("adding " + rows.size() + " messages to " + table, e);
+    }
+  }
+
+  /** Counts messages not yet delivered (not parked). Never claims anything. */
+  public long countPending(Connection connection) {
+    try {
+      return admin.countPending(connection);
+    } catch (SQLException e) {
+      throw Jdbc.wrap("counting pending messages in " + table, e);
+    }
+  }
+
+  /** Pending, due, leased and parked counts and the oldest pending age. Never claims anything. */
+  public QueueStats stats(Connection connection) {
+    try {
+      return admin.stats(connection, dialect(connection));
+    } catch (SQLException e) {
+      throw Jdbc.wrap("reading stats of " + table, e);
+    }
+  }
+
+  /** Up to {@code limit} parked messages, oldest first; {@link Parked#ref()} is the event id. */
+  public List<Parked> parked(Connection connection, int limit) {
+    try {
+      return admin.parked(connection, dialect(connection), limit);
+    } catch (SQLException e) {
+      throw Jdbc.wrap("listing parked messages in " + table, e);
+    }
+  }
+
+  /**
+   * Makes the parked message with {@code eventId} due again with its attempts reset; false if none.
+   */
+  public boolean replay(Connection connection, String eventId) {
+    Rules.eventId("eventId", eventId);
+    try {
+      return admin.replay(connection, dialect(connection), "event_id", eventId) > 0;
+    } catch (SQLException e) {
+      throw Jdbc.wrap("replaying " + eventId + " in " + table, e);
+    }
+  }
+
+  /** Makes every parked message due again with its attempts reset; returns how many. */
+  public int replayAll(Connection connection) {
+    try {
+      return admin.replay(connection, dialect(connection), null, null);
+    } catch (SQLException e) {
+      throw Jdbc.wrap("replaying parked messages in " + table, e);
+    }
+  }
+
+  /** Deletes the parked message with {@code eventId}; false if there is no such parked message. */
+  public boolean discard(Connection connection, String eventId) {
+    Rules.eventId("eventId", eventId);
+    try {
+      return admin.discard(connection, "event_id", eventId) > 0;
+    } catch (SQLException e) {
+      throw Jdbc.wrap("discarding " + eventId + " from " + table, e);
+    }
+  }
+
+  QueueTable<Envelope> queueTable() {
+    return queueTable;
+  }
+
+  Database database() {
+    return database;
+  }
+
+  private Object[] row(Message m) {
+    Rules.payload(m.payload(), payloadLimit);
+    Map<String, String> headers = m.headers();
+    if (headerSupplier != null) {
+      Map<String, String> supplied = headerSupplier.get();
+      if (supplied != null && !supplied.isEmpty()) {
+        Map<String, String> merged = new LinkedHashMap<>(supplied);
+        merged.forEach(Rules::header);
+        merged.putAll(headers); // explicit headers on the message win
+        Rules.headerCount(merged.size());
+        headers = merged;
+      }
+    }
+    String eventId = m.eventId() != null ? m.eventId() : Ids.uuidV7();
+    return new Object[] {eventId, m.topic(), m.key(), m.payload(), HeadersCodec.encode(headers)};
+  }
+
+  private void requireTransaction(Connection connection) throws SQLException {
+    Require.notNull("connection", connection);
+    if (!allowAutoCommit && connection.getAutoCommit()) {
+      throw new PostboxException(
+          "the connection is in auto-commit mode, so the message would not be atomic with your"
+              + " business data — call connection.setAutoCommit(false) and commit after your own"
+              + " writes, or build the outbox with allowAutoCommit(true)");
+    }
+  }
+
+  private Dialect dialect(Connection connection) throws SQLException {
+    return dialects.get(database != null ? database : Dialects.detect(connection));
+  }
+
+  private static Claimed<Envelope> read(java.sql.ResultSet rs, Dialect d, long id, int attempt)
+      throws SQLException {
+    String eventId = rs.getString("event_id");
+    String topic = rs.getString("topic");
+    Envelope envelope =
+        new Envelope(
+            eventId,
+            topic,
+            rs.getString("msg_key"),
+            rs.getString("payload"),
+            HeadersCodec.decode(rs.getString("headers")),
+            attempt,
+            d.readInstant(rs, "created_at"));
+    return new Claimed<>(id, attempt, 0, eventId, topic, envelope);
+  }
+
+  /** Configures an {@link Outbox}; each option is validated as it is set. Not thread-safe. */
+  public static final class Builder {
+    private String table = "postbox_outbox";
+    private int payloadLimit = Rules.DEFAULT_PAYLOAD_LIMIT;
+    private boolean allowAutoCommit;
+    private Supplier<Map<String, String>> headers;
+    private Database database;
+
+    private Builder() {}
+
+    /** The outbox table, {@code name} or {@code schema.name}; default {@code postbox_outbox}. */
+    public Builder table(String table) {
+      this.table = Identifiers.tableName("table", table);
+      return this;
+    }
+
+    /** Largest payload accepted, in UTF-8 bytes, 1 to 64 MiB; default 1 MiB. */
+    public Builder payloadLimit(int bytes) {
+      this.payloadLimit = Require.between("payloadLimit", bytes, 1, 64 * 1024 * 1024);
+      return this;
+    }
+
+    /**
+     * Accepts connections in auto-commit mode, where each add commits on its own and is no longer
+     * atomic with the caller's business data; default false (such connections are refused).
+     */
+    public Builder allowAutoCommit(boolean allow) {
+      this.allowAutoCommit = allow;
+      return this;
+    }
+
+    /**
+     * Headers added to every message at add time (e.g. W3C {@code traceparent}, tenant); headers
+     * set on the message itself win. Called on the adding thread; may return null or empty.
+     */
+    public Builder headers(Supplier<Map<String, String>> supplier) {
+      this.headers = Require.notNull("headers", supplier);
+      return this;
+    }
+
+    /** Forces the SQL dialect instead of detecting it from each connection's metadata. */
+    public Builder database(Database database) {
+      this.database = Require.notNull("database", database);
+      return this;
+    }
+
+    public Outbox build() {
+      return new Outbox(this);
+    }
+  }
+}

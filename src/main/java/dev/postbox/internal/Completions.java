@@ -1,0 +1,217 @@
+package dev.postbox.internal;
+
+import dev.postbox.Delivery;
+import dev.postbox.internal.jdbc.Jdbc;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+import java.util.function.Consumer;
+import javax.sql.DataSource;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Writes delivery outcomes on one thread, as many per round trip as have queued up meanwhile: all
+ * successes of a batch in one DELETE (or UPDATE), failures one fenced UPDATE each. Under load
+ * batches grow by themselves; when idle a single outcome is written at once.
+ */
+final class Completions {
+  private static final Logger log = LoggerFactory.getLogger(Completions.class);
+  private static final int MAX_BATCH = 1000;
+  private static final Outcome STOP = new Outcome(null, null, null, null, null);
+
+  private final DataSource dataSource;
+  private final QueueSql sql;
+  private final LaneSettings settings;
+  private final boolean keepDone;
+  private final Consumer<List<Outcome>> onWritten;
+  private final LinkedBlockingQueue<Outcome> queue = new LinkedBlockingQueue<>();
+  private final Thread thread;
+  private volatile long giveUpAtNanos = Long.MAX_VALUE;
+
+  Completions(
+      DataSource dataSource,
+      QueueSql sql,
+      LaneSettings settings,
+      Consumer<List<Outcome>> onWritten) {
+    this.dataSource = dataSource;
+    this.sql = sql;
+    this.settings = settings;
+    this.keepDone = !settings.retention().isZero();
+    this.onWritten = onWritten;
+    this.thread =
+        Thread.ofVirtual()
+            .name(settings.instanceId() + "-" + sql.table + "-completions")
+            .unstarted(this::run);
+  }
+
+  void start() {
+    thread.start();
+  }
+
+  void add(Outcome outcome) {
+    queue.add(outcome);
+  }
+
+  /** Writes what is queued (retrying a failing database until {@code deadline}), then stops. */
+  void close(Duration patience) throws InterruptedException {
+    giveUpAtNanos = System.nanoTime() + patience.toNanos();
+    queue.add(STOP);
+    thread.join();
+  }
+
+  private void run() {
+    List<Outcome> batch = new ArrayList<>();
+    boolean stop = false;
+    while (!stop) {
+      try {
+        batch.add(queue.take());
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        return;
+      }
+      queue.drainTo(batch, MAX_BATCH - 1);
+      if (batch.remove(STOP)) {
+        stop = true;
+        queue.drainTo(batch);
+      }
+      writeWithRetry(batch);
+      batch.clear();
+    }
+  }
+
+  private void writeWithRetry(List<Outcome> batch) {
+    long pauseMillis = 50;
+    while (true) {
+      try {
+        Jdbc.autoCommit(dataSource, c -> write(c, batch));
+        onWritten.accept(batch);
+        return;
+      } catch (SQLException | RuntimeException e) {
+        if (System.nanoTime() >= giveUpAtNanos) {
+          log.warn(
+              "{} - could not record {} outcomes on {} before shutdown; their leases will expire and"
+                  + " they will be delivered again",
+              settings.instanceId(),
+              batch.size(),
+              sql.table,
+              e);
+          return;
+        }
+        boolean transientError = e instanceof SQLException s && sql.dialect.isTransient(s);
+        if (!transientError) {
+          log.warn(
+              "{} - recording {} outcomes on {} failed, retrying in {} ms: {}",
+              settings.instanceId(),
+              batch.size(),
+              sql.table,
+              pauseMillis,
+              e.toString());
+        }
+        LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(pauseMillis));
+        pauseMillis = Math.min(pauseMillis * 2, 5_000);
+      }
+    }
+  }
+
+  private Void write(Connection c, List<Outcome> batch) throws SQLException {
+    Map<Integer, List<Outcome>> successesByAttempt = new TreeMap<>();
+    List<Outcome> others = new ArrayList<>();
+    for (Outcome o : batch) {
+      if (o.kind() == Outcome.Kind.SUCCEEDED) {
+        successesByAttempt.computeIfAbsent(o.row().attempt(), a -> new ArrayList<>()).add(o);
+      } else {
+        others.add(o);
+      }
+    }
+    int lost = 0;
+    for (Map.Entry<Integer, List<Outcome>> group : successesByAttempt.entrySet()) {
+      lost += writeSuccesses(c, group.getKey(), group.getValue());
+    }
+    for (Outcome o : others) {
+      lost += writeOther(c, o) ? 0 : 1;
+    }
+    if (lost > 0) {
+      int lostCount = lost;
+      log.warn(
+          "{} - {} outcomes on {} not recorded: lease lost (another instance took the rows over)",
+          settings.instanceId(),
+          lost,
+          sql.table);
+      Listeners.call(() -> settings.listener().leaseLost(sql.table, lostCount));
+    }
+    return null;
+  }
+
+  private int writeSuccesses(Connection c, int attempt, List<Outcome> rows) throws SQLException {
+    String statement = keepDone ? sql.done(rows.size()) : sql.delete(rows.size());
+    try (PreparedStatement ps = c.prepareStatement(statement)) {
+      int p = 1;
+      ps.setString(p++, settings.instanceId());
+      ps.setInt(p++, attempt);
+      for (Outcome o : rows) {
+        ps.setLong(p++, o.row().id());
+      }
+      int written = ps.executeUpdate();
+      for (Outcome o : rows) {
+        Listeners.call(() -> settings.listener().delivered(delivery(o.row()), o.elapsed()));
+      }
+      return rows.size() - written;
+    }
+  }
+
+  private boolean writeOther(Connection c, Outcome o) throws SQLException {
+    Claimed<?> row = o.row();
+    if (o.kind() == Outcome.Kind.RELEASED) {
+      try (PreparedStatement ps = c.prepareStatement(sql.release)) {
+        ps.setLong(1, row.id());
+        ps.setString(2, settings.instanceId());
+        ps.setInt(3, row.attempt());
+        return ps.executeUpdate() == 1;
+      }
+    }
+    boolean park = o.kind() == Outcome.Kind.PARKED;
+    boolean refund = o.kind() == Outcome.Kind.REFUNDED;
+    String error = Text.errorOf(o.error());
+    try (PreparedStatement ps = c.prepareStatement(sql.fail)) {
+      ps.setInt(1, park ? RowState.PARKED : RowState.PENDING);
+      ps.setInt(2, refund ? row.attempt() - 1 : row.attempt());
+      ps.setLong(3, park ? 0 : o.delay().toMillis());
+      ps.setString(4, error);
+      ps.setLong(5, row.id());
+      ps.setString(6, settings.instanceId());
+      ps.setInt(7, row.attempt());
+      if (ps.executeUpdate() != 1) {
+        return false;
+      }
+    }
+    Delivery d = delivery(row);
+    if (park) {
+      log.warn(
+          "{} - parked {} id={} ref={} topic={} after {} attempts: {}",
+          settings.instanceId(),
+          sql.table,
+          row.id(),
+          row.ref(),
+          row.topic(),
+          row.attempt(),
+          error);
+      Listeners.call(() -> settings.listener().parked(d, error));
+    } else {
+      Listeners.call(() -> settings.listener().failed(d, o.error(), o.delay()));
+    }
+    return true;
+  }
+
+  private Delivery delivery(Claimed<?> row) {
+    return new Delivery(sql.table, row.id(), row.ref(), row.topic(), row.attempt());
+  }
+}

@@ -1,0 +1,7 @@
+package dev.postbox.internal;
+
+/** Delivers one claimed row; runs on its own virtual thread, outside any transaction. */
+@FunctionalInterface
+public interface Deliverer<T> {
+  void deliver(Claimed<T> row) throws Exception;
+}

@@ -1,0 +1,125 @@
+package dev.postbox.internal;
+
+import dev.postbox.internal.dialect.Dialect;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Function;
+
+/**
+ * Inserts rows on the caller's connection, skipping rows whose unique column already holds the
+ * value, without ever aborting the caller's transaction: the dialect's insert-if-absent form where
+ * it has one, else a plain INSERT whose duplicate-key failure (which these databases roll back per
+ * statement) is caught and retried row by row. Many rows go in one statement per 500.
+ */
+public final class IdempotentInsert {
+  private static final int CHUNK = 500;
+
+  private final String table;
+  private final String columns;
+  private final int[] types;
+  private final String uniqueColumn;
+  private final Function<Dialect, String> valueTuple;
+  private final Map<Object, String> statements = new ConcurrentHashMap<>();
+
+  /**
+   * @param columns the inserted columns, comma-separated
+   * @param types the {@link java.sql.Types} of the bound parameters of one row, in order
+   * @param valueTuple one row's "(?, ?, …)" for a dialect (may use its clock expressions)
+   */
+  public IdempotentInsert(
+      String table,
+      String columns,
+      int[] types,
+      String uniqueColumn,
+      Function<Dialect, String> valueTuple) {
+    this.table = table;
+    this.columns = columns;
+    this.types = types.clone();
+    this.uniqueColumn = uniqueColumn;
+    this.valueTuple = valueTuple;
+  }
+
+  /** Inserts {@code rows} (each holding one value per type); returns how many were new. */
+  public int insert(Connection c, Dialect d, List<Object[]> rows) throws SQLException {
+    int inserted = 0;
+    for (int from = 0; from < rows.size(); from += CHUNK) {
+      inserted += insertChunk(c, d, rows.subList(from, Math.min(rows.size(), from + CHUNK)));
+    }
+    return inserted;
+  }
+
+  private int insertChunk(Connection c, Dialect d, List<Object[]> rows) throws SQLException {
+    String skipping = statement(d, rows.size(), true);
+    if (skipping != null) {
+      return execute(c, skipping, rows);
+    }
+    try {
+      return execute(c, statement(d, rows.size(), false), rows);
+    } catch (SQLException e) {
+      if (!d.isDuplicateKey(e)) {
+        throw e;
+      }
+    }
+    if (rows.size() == 1) {
+      return 0;
+    }
+    int inserted = 0;
+    String single = statement(d, 1, false);
+    for (Object[] row : rows) {
+      try {
+        inserted += execute(c, single, List.<Object[]>of(row));
+      } catch (SQLException e) {
+        if (!d.isDuplicateKey(e)) {
+          throw e;
+        }
+      }
+    }
+    return inserted;
+  }
+
+  private String statement(Dialect d, int rows, boolean skipping) {
+    String cacheKey = d.database() + ":" + rows + ":" + skipping;
+    String cached = statements.get(cacheKey);
+    if (cached != null) {
+      return cached.isEmpty() ? null : cached;
+    }
+    String tuple = valueTuple.apply(d);
+    StringBuilder values = new StringBuilder(rows * (tuple.length() + 2));
+    for (int i = 0; i < rows; i++) {
+      values.append(i == 0 ? "" : ", ").append(tuple);
+    }
+    String sql =
+        skipping
+            ? d.insertSkippingDuplicates(table, columns, values.toString(), uniqueColumn)
+            : "INSERT INTO " + table + " (" + columns + ") VALUES " + values;
+    if (rows <= 16 || rows == CHUNK) {
+      statements.put(cacheKey, sql == null ? "" : sql);
+    }
+    return sql;
+  }
+
+  private int execute(Connection c, String sql, List<Object[]> rows) throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement(sql)) {
+      int p = 1;
+      for (Object[] row : rows) {
+        for (int i = 0; i < types.length; i++) {
+          Object value = row[i];
+          if (value == null) {
+            ps.setNull(p++, types[i]);
+          } else if (value instanceof String s) {
+            ps.setString(p++, s);
+          } else if (value instanceof Integer n) {
+            ps.setInt(p++, n);
+          } else {
+            ps.setLong(p++, (Long) value);
+          }
+        }
+      }
+      return ps.executeUpdate();
+    }
+  }
+}

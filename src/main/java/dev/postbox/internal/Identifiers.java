@@ -1,0 +1,37 @@
+package dev.postbox.internal;
+
+import dev.postbox.InvalidValueException;
+import java.util.regex.Pattern;
+
+/** Validates table names from configuration before they are ever put into SQL. */
+public final class Identifiers {
+  private static final Pattern PART = Pattern.compile("[A-Za-z_][A-Za-z0-9_]{0,62}");
+
+  private Identifiers() {}
+
+  /**
+   * Returns {@code name} if it is {@code table} or {@code schema.table}, each part matching {@code
+   * [A-Za-z_][A-Za-z0-9_]*} and at most 63 characters; otherwise throws naming {@code option}.
+   */
+  public static String tableName(String option, String name) {
+    if (name == null) {
+      throw new InvalidValueException(option, "must not be null");
+    }
+    String[] parts = name.split("\\.", -1);
+    if (parts.length > 2) {
+      throw new InvalidValueException(
+          option, "must be 'table' or 'schema.table' but has " + parts.length + " parts");
+    }
+    for (String part : parts) {
+      if (!PART.matcher(part).matches()) {
+        throw new InvalidValueException(
+            option,
+            "must be 'table' or 'schema.table', each part 1-63 characters of letters, digits and _"
+                + " starting with a letter or _ (was "
+                + Text.describe(name)
+                + ")");
+      }
+    }
+    return name;
+  }
+}

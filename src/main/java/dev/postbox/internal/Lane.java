@@ -1,0 +1,382 @@
+package dev.postbox.internal;
+
+import dev.postbox.internal.dialect.Dialect;
+import dev.postbox.internal.jdbc.Jdbc;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
+import javax.sql.DataSource;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The delivery engine for one table: claims due rows in batches with a lease on the database clock,
+ * delivers each on its own virtual thread (at most {@code concurrency} at once, outside any
+ * transaction), and hands outcomes to {@link Completions}. The outbox and the job queue are two
+ * lanes of this one class.
+ */
+public final class Lane<T> {
+  private static final Logger log = LoggerFactory.getLogger(Lane.class);
+
+  private final DataSource dataSource;
+  private final QueueTable<T> table;
+  private final QueueSql sql;
+  private final LaneSettings settings;
+  private final Deliverer<T> deliverer;
+  private final Completions completions;
+  private final Housekeeper housekeeper;
+  private final Outage outage;
+  private final String name;
+
+  private final ReentrantLock lock = new ReentrantLock();
+  private final Condition changed = lock.newCondition();
+  private int running; // guarded by lock
+  private boolean wakeRequested; // guarded by lock
+  private volatile boolean stopping;
+  private final Set<Thread> deliveries = ConcurrentHashMap.newKeySet();
+  private final Map<Long, Claimed<T>> held = new ConcurrentHashMap<>();
+  private Thread loop;
+
+  public Lane(
+      DataSource dataSource,
+      Dialect dialect,
+      QueueTable<T> table,
+      LaneSettings settings,
+      Deliverer<T> deliverer) {
+    this.dataSource = dataSource;
+    this.table = table;
+    this.sql = new QueueSql(dialect, table);
+    this.settings = settings;
+    this.deliverer = deliverer;
+    this.name = settings.instanceId() + "-" + table.name();
+    this.completions = new Completions(dataSource, sql, settings, this::written);
+    this.housekeeper = new Housekeeper(dataSource, sql, settings, held::keySet);
+    this.outage = new Outage(settings, table.name());
+  }
+
+  public String table() {
+    return table.name();
+  }
+
+  public void start() {
+    completions.start();
+    housekeeper.start();
+    loop = Thread.ofVirtual().name(name + "-claims").start(this::claimLoop);
+  }
+
+  /** Cuts the current poll wait short: new rows were committed. */
+  public void wakeUp() {
+    lock.lock();
+    try {
+      wakeRequested = true;
+      changed.signalAll();
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /**
+   * Stops claiming, waits up to the shutdown timeout for running deliveries, hands back rows that
+   * were claimed but not started, interrupts what is left, writes the outcomes, then stops renewing
+   * leases.
+   */
+  public void close() throws InterruptedException {
+    stopping = true;
+    wakeUp();
+    if (loop != null) {
+      loop.join();
+    }
+    long deadline = System.nanoTime() + settings.shutdownTimeout().toNanos();
+    if (!awaitIdle(deadline)) {
+      log.warn(
+          "{} - interrupting {} deliveries still running after the shutdown timeout",
+          name,
+          deliveries.size());
+      deliveries.forEach(Thread::interrupt);
+      awaitIdle(System.nanoTime() + TimeUnit.SECONDS.toNanos(5));
+    }
+    completions.close(settings.shutdownTimeout().plusSeconds(5));
+    housekeeper.close();
+    if (!held.isEmpty()) {
+      log.warn(
+          "{} - {} rows still leased at shutdown; they return after their lease expires",
+          name,
+          held.size());
+    }
+  }
+
+  private void claimLoop() {
+    long errorPauseMillis = 100;
+    while (!stopping) {
+      if (!awaitSlot()) {
+        break;
+      }
+      int limit = outage.claimLimit(settings.batchSize(), runningNow());
+      if (limit == 0) {
+        waitForWakeUp(outage.untilProbe());
+        continue;
+      }
+      List<Claimed<T>> rows;
+      try {
+        rows = claim(limit);
+        errorPauseMillis = 100;
+      } catch (SQLException | RuntimeException e) {
+        log.warn("{} - claim failed, retrying in {} ms: {}", name, errorPauseMillis, e.toString());
+        waitForWakeUp(Duration.ofMillis(errorPauseMillis));
+        errorPauseMillis =
+            Math.min(errorPauseMillis * 2, settings.pollInterval().toMillis() * 10 + 100);
+        continue;
+      }
+      if (rows.isEmpty()) {
+        waitForWakeUp(settings.pollInterval());
+        continue;
+      }
+      Listeners.call(() -> settings.listener().claimed(table.name(), rows.size()));
+      startAll(rows);
+    }
+  }
+
+  private List<Claimed<T>> claim(int limit) throws SQLException {
+    Dialect dialect = sql.dialect;
+    List<Claimed<T>> rows = new ArrayList<>(limit);
+    Retry.transients(
+        dialect,
+        () -> {
+          rows.clear();
+          if (dialect.claimsWithUpdateReturning()) {
+            claimReturning(limit, rows);
+          } else {
+            Jdbc.inTransaction(
+                dataSource, dialect.claimIsolation(), c -> claimSelectThenUpdate(c, limit, rows));
+          }
+          return null;
+        });
+    for (Claimed<T> row : rows) {
+      held.put(row.id(), row);
+    }
+    return rows;
+  }
+
+  private void claimReturning(int limit, List<Claimed<T>> rows) throws SQLException {
+    Dialect dialect = sql.dialect;
+    try (Connection c = dataSource.getConnection()) {
+      boolean explicit = c.getAutoCommit() && dialect.beginClaim(c);
+      boolean autoCommit = c.getAutoCommit();
+      try (PreparedStatement ps = c.prepareStatement(sql.claimReturning)) {
+        ps.setString(1, settings.instanceId());
+        ps.setLong(2, settings.lease().toMillis());
+        ps.setInt(3, limit);
+        try (ResultSet rs = ps.executeQuery()) {
+          read(rs, 0, rows);
+        }
+        commit(c, explicit, autoCommit);
+      } catch (SQLException | RuntimeException e) {
+        rollback(c, explicit, autoCommit, e);
+        throw e;
+      }
+    }
+  }
+
+  private Void claimSelectThenUpdate(Connection c, int limit, List<Claimed<T>> rows)
+      throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement(sql.claimSelect)) {
+      ps.setInt(1, limit);
+      try (ResultSet rs = ps.executeQuery()) {
+        read(rs, 1, rows);
+      }
+    }
+    if (rows.isEmpty()) {
+      return null;
+    }
+    try (PreparedStatement ps = c.prepareStatement(sql.claimUpdate(rows.size()))) {
+      int p = 1;
+      ps.setString(p++, settings.instanceId());
+      ps.setLong(p++, settings.lease().toMillis());
+      for (Claimed<T> row : rows) {
+        ps.setLong(p++, row.id());
+      }
+      ps.executeUpdate();
+    }
+    return null;
+  }
+
+  private void read(ResultSet rs, int attemptOffset, List<Claimed<T>> rows) throws SQLException {
+    while (rs.next()) {
+      long id = rs.getLong("id");
+      int attempt = rs.getInt("attempts") + attemptOffset;
+      rows.add(table.reader().read(rs, sql.dialect, id, attempt));
+    }
+  }
+
+  private static void commit(Connection c, boolean explicit, boolean autoCommit)
+      throws SQLException {
+    if (explicit) {
+      try (var s = c.createStatement()) {
+        s.execute("COMMIT");
+      }
+    } else if (!autoCommit) {
+      c.commit();
+    }
+  }
+
+  private static void rollback(
+      Connection c, boolean explicit, boolean autoCommit, Exception cause) {
+    try {
+      if (explicit) {
+        try (var s = c.createStatement()) {
+          s.execute("ROLLBACK");
+        }
+      } else if (!autoCommit) {
+        c.rollback();
+      }
+    } catch (SQLException e) {
+      cause.addSuppressed(e);
+    }
+  }
+
+  private void startAll(List<Claimed<T>> rows) {
+    for (int i = 0; i < rows.size(); i++) {
+      if (!awaitSlot()) {
+        for (Claimed<T> unstarted : rows.subList(i, rows.size())) {
+          completions.add(
+              new Outcome(unstarted, Outcome.Kind.RELEASED, null, Duration.ZERO, Duration.ZERO));
+        }
+        log.info("{} - handing back {} claimed rows that had not started", name, rows.size() - i);
+        return;
+      }
+      Claimed<T> row = rows.get(i);
+      lock.lock();
+      try {
+        running++;
+      } finally {
+        lock.unlock();
+      }
+      Thread.ofVirtual().name(name + "-" + row.id()).start(() -> deliver(row));
+    }
+  }
+
+  private void deliver(Claimed<T> row) {
+    Thread self = Thread.currentThread();
+    deliveries.add(self);
+    long started = System.nanoTime();
+    Outcome outcome;
+    try {
+      deliverer.deliver(row);
+      outcome = new Outcome(row, Outcome.Kind.SUCCEEDED, null, null, since(started));
+      outage.succeeded();
+    } catch (Throwable e) {
+      outcome = failure(row, e, since(started));
+    } finally {
+      deliveries.remove(self);
+    }
+    completions.add(outcome);
+    lock.lock();
+    try {
+      running--;
+      changed.signalAll();
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  private Outcome failure(Claimed<T> row, Throwable e, Duration elapsed) {
+    if (stopping && (e instanceof InterruptedException || Thread.currentThread().isInterrupted())) {
+      return new Outcome(row, Outcome.Kind.RELEASED, e, Duration.ZERO, elapsed);
+    }
+    int max = row.maxAttempts() > 0 ? row.maxAttempts() : settings.maxAttempts();
+    if (e instanceof ParkNow) {
+      return new Outcome(row, Outcome.Kind.PARKED, e, Duration.ZERO, elapsed);
+    }
+    if (outage.failedAndCounts(row.id())) {
+      if (row.attempt() >= max) {
+        return new Outcome(row, Outcome.Kind.PARKED, e, Duration.ZERO, elapsed);
+      }
+      if (log.isDebugEnabled()) {
+        log.debug(
+            "{} - attempt {} of id={} ref={} topic={} failed: {}",
+            name,
+            row.attempt(),
+            row.id(),
+            row.ref(),
+            row.topic(),
+            e.toString());
+      }
+      return new Outcome(
+          row, Outcome.Kind.FAILED, e, settings.backoff().delay(row.attempt()), elapsed);
+    }
+    return new Outcome(row, Outcome.Kind.REFUNDED, e, outage.untilProbe(), elapsed);
+  }
+
+  private void written(List<Outcome> batch) {
+    for (Outcome o : batch) {
+      held.remove(o.row().id());
+    }
+  }
+
+  private int runningNow() {
+    lock.lock();
+    try {
+      return running;
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /** Waits until a delivery may start; false if the lane is stopping. */
+  private boolean awaitSlot() {
+    lock.lock();
+    try {
+      while (running >= settings.concurrency() && !stopping) {
+        changed.awaitUninterruptibly();
+      }
+      return !stopping;
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  private void waitForWakeUp(Duration timeout) {
+    lock.lock();
+    try {
+      long nanos = timeout.toNanos();
+      while (!wakeRequested && !stopping && nanos > 0) {
+        nanos = changed.awaitNanos(nanos);
+      }
+      wakeRequested = false;
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  private boolean awaitIdle(long deadlineNanos) throws InterruptedException {
+    lock.lock();
+    try {
+      while (running > 0) {
+        long left = deadlineNanos - System.nanoTime();
+        if (left <= 0) {
+          return false;
+        }
+        changed.awaitNanos(left);
+      }
+      return true;
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  private static Duration since(long startNanos) {
+    return Duration.ofNanos(System.nanoTime() - startNanos);
+  }
+}

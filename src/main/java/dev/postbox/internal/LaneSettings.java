@@ -1,0 +1,35 @@
+package dev.postbox.internal;
+
+import dev.postbox.Backoff;
+import dev.postbox.Listener;
+import java.time.Duration;
+
+/**
+ * Everything a lane needs to know besides its table, already validated by the public builders.
+ *
+ * @param instanceId written to {@code leased_by}
+ * @param batchSize rows per claim
+ * @param concurrency deliveries running at once
+ * @param pollInterval wait after an empty claim
+ * @param lease how long a claim holds a row; renewed every third of it while held
+ * @param maxAttempts attempts before parking, for rows without their own limit
+ * @param backoff delay after a failed attempt
+ * @param retention how long finished rows are kept; zero deletes them at once
+ * @param cleanupInterval how often finished rows past retention are deleted
+ * @param detectOutage true to pause the lane, not the rows, when every delivery fails
+ * @param shutdownTimeout how long close waits for running deliveries
+ * @param listener metrics hooks
+ */
+public record LaneSettings(
+    String instanceId,
+    int batchSize,
+    int concurrency,
+    Duration pollInterval,
+    Duration lease,
+    int maxAttempts,
+    Backoff backoff,
+    Duration retention,
+    Duration cleanupInterval,
+    boolean detectOutage,
+    Duration shutdownTimeout,
+    Listener listener) {}

@@ -1,0 +1,134 @@
+package dev.postbox.internal;
+
+import dev.postbox.internal.dialect.Dialect;
+
+/**
+ * The engine's statements for one table in one dialect, built once. Every row change is fenced by
+ * {@code leased_by} and {@code attempts}, so only the claim that leased a row can finish it.
+ */
+final class QueueSql {
+  private static final String DUE = "state = 0 AND available_at <= ";
+
+  final Dialect dialect;
+  final String table;
+  private final String returned;
+
+  /** One-statement claim. Params: leased_by, lease millis, limit. */
+  final String claimReturning;
+
+  /** Locking SELECT of a two-step claim. Params: limit. */
+  final String claimSelect;
+
+  /** Failure. Params: state, attempts, delay millis, last_error, id, leased_by, attempts. */
+  final String fail;
+
+  /** Hand back an unstarted row. Params: id, leased_by, attempts. */
+  final String release;
+
+  /** Delete finished rows older than retention. Params: -retention millis, limit. */
+  final String cleanup;
+
+  private final String doneSet;
+
+  QueueSql(Dialect dialect, QueueTable<?> t) {
+    this.dialect = dialect;
+    this.table = t.name();
+    this.returned = "id, attempts, created_at, " + t.itemColumns();
+    this.doneSet = t.doneSet();
+    String due =
+        "SELECT id FROM "
+            + table
+            + " WHERE "
+            + DUE
+            + dialect.now()
+            + " ORDER BY available_at, id LIMIT ?"
+            + dialect.skipLocked();
+    this.claimReturning =
+        "UPDATE "
+            + table
+            + " SET leased_by = ?, attempts = attempts + 1,"
+            + " available_at = "
+            + dialect.nowPlusMillis()
+            + " WHERE id IN ("
+            + due
+            + ") RETURNING "
+            + returned;
+    this.claimSelect =
+        "SELECT "
+            + returned
+            + " FROM "
+            + table
+            + " WHERE "
+            + DUE
+            + dialect.now()
+            + " ORDER BY available_at, id LIMIT ?"
+            + dialect.skipLocked();
+    this.fail =
+        "UPDATE "
+            + table
+            + " SET state = ?, attempts = ?, available_at = "
+            + dialect.nowPlusMillis()
+            + ", leased_by = NULL, last_error = ?"
+            + " WHERE id = ? AND leased_by = ? AND attempts = ?";
+    this.release =
+        "UPDATE "
+            + table
+            + " SET attempts = attempts - 1, available_at = "
+            + dialect.now()
+            + ", leased_by = NULL WHERE id = ? AND leased_by = ? AND attempts = ?";
+    this.cleanup =
+        dialect.deleteLimited(table, "state = 1 AND available_at < " + dialect.nowPlusMillis());
+  }
+
+  /** Second step of a two-step claim. Params: leased_by, lease millis, then n ids. */
+  String claimUpdate(int n) {
+    return "UPDATE "
+        + table
+        + " SET leased_by = ?, attempts = attempts + 1, available_at = "
+        + dialect.nowPlusMillis()
+        + " WHERE id IN ("
+        + marks(n)
+        + ")";
+  }
+
+  /** Success, deleting. Params: leased_by, attempts, then n ids. */
+  String delete(int n) {
+    return "DELETE FROM "
+        + table
+        + " WHERE leased_by = ? AND attempts = ? AND id IN ("
+        + marks(n)
+        + ")";
+  }
+
+  /** Success, keeping the row as done. Params: leased_by, attempts, then n ids. */
+  String done(int n) {
+    return "UPDATE "
+        + table
+        + " SET state = 1, available_at = "
+        + dialect.now()
+        + ", leased_by = NULL"
+        + doneSet
+        + " WHERE leased_by = ? AND attempts = ? AND id IN ("
+        + marks(n)
+        + ")";
+  }
+
+  /** Lease extension for rows still held. Params: lease millis, leased_by, then n ids. */
+  String extend(int n) {
+    return "UPDATE "
+        + table
+        + " SET available_at = "
+        + dialect.nowPlusMillis()
+        + " WHERE state = 0 AND leased_by = ? AND id IN ("
+        + marks(n)
+        + ")";
+  }
+
+  static String marks(int n) {
+    StringBuilder s = new StringBuilder(n * 3);
+    for (int i = 0; i < n; i++) {
+      s.append(i == 0 ? "?" : ", ?");
+    }
+    return s.toString();
+  }
+}

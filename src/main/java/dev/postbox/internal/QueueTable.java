@@ -1,0 +1,21 @@
+package dev.postbox.internal;
+
+/**
+ * How the engine sees one table: its name and the few columns that differ between the outbox and
+ * the job table. All other columns (id, state, attempts, available_at, leased_by, last_error,
+ * created_at) are common to both.
+ *
+ * @param name validated table name, used as written in SQL
+ * @param itemColumns table-specific columns the claim returns, comma-separated
+ * @param refColumn the column parked rows are addressed by (event_id or id)
+ * @param topicColumn the topic or job-name column
+ * @param doneSet extra SET assignments when a finished row is kept ("" for none)
+ * @param reader maps a claimed row
+ */
+public record QueueTable<T>(
+    String name,
+    String itemColumns,
+    String refColumn,
+    String topicColumn,
+    String doneSet,
+    RowReader<T> reader) {}

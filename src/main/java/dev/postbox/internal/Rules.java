@@ -1,0 +1,124 @@
+package dev.postbox.internal;
+
+import dev.postbox.InvalidValueException;
+import java.util.regex.Pattern;
+
+/** The input rules shared by messages, jobs and the inbox; each failure names field and limit. */
+public final class Rules {
+  public static final int MAX_NAME = 200;
+  public static final int MAX_EVENT_ID = 128;
+  public static final int MAX_KEY = 255;
+  public static final int MAX_HEADER_NAME = 128;
+  public static final int MAX_HEADER_VALUE = 8192;
+  public static final int MAX_HEADERS = 64;
+  public static final int DEFAULT_PAYLOAD_LIMIT = 1024 * 1024;
+  private static final Pattern NAME = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._-]*");
+
+  private Rules() {}
+
+  /** A topic or job name: 1-200 letters, digits, '.', '_', '-', starting with a letter or digit. */
+  public static String name(String field, String value) {
+    if (value == null) {
+      throw new InvalidValueException(field, "must not be null");
+    }
+    if (value.isEmpty() || value.length() > MAX_NAME) {
+      throw new InvalidValueException(
+          field, "must be 1 to " + MAX_NAME + " characters but has " + value.length());
+    }
+    if (!NAME.matcher(value).matches()) {
+      throw new InvalidValueException(
+          field,
+          "must contain only letters, digits, '.', '_' and '-' and start with a letter or digit"
+              + " (was "
+              + Text.describe(value)
+              + ")");
+    }
+    return value;
+  }
+
+  /** An event id, dedupe key or inbox id: 1-128 characters, no control characters. */
+  public static String eventId(String field, String value) {
+    return text(field, value, MAX_EVENT_ID, false);
+  }
+
+  /** Up to {@code max} characters without control characters; null allowed if {@code nullable}. */
+  public static String text(String field, String value, int max, boolean nullable) {
+    if (value == null) {
+      if (nullable) {
+        return null;
+      }
+      throw new InvalidValueException(field, "must not be null");
+    }
+    if (value.isEmpty() || value.length() > max) {
+      throw new InvalidValueException(
+          field, "must be 1 to " + max + " characters but has " + value.length());
+    }
+    for (int i = 0; i < value.length(); i++) {
+      if (Character.isISOControl(value.charAt(i))) {
+        throw new InvalidValueException(
+            field, "must not contain control characters (found one at index " + i + ")");
+      }
+    }
+    return value;
+  }
+
+  /** A header name and value. */
+  public static void header(String name, String value) {
+    text("header name", name, MAX_HEADER_NAME, false);
+    if (value == null) {
+      throw new InvalidValueException("header '" + name + "'", "value must not be null");
+    }
+    if (value.length() > MAX_HEADER_VALUE) {
+      throw new InvalidValueException(
+          "header '" + name + "'",
+          "value must be at most " + MAX_HEADER_VALUE + " characters but has " + value.length());
+    }
+    for (int i = 0; i < value.length(); i++) {
+      if (Character.isISOControl(value.charAt(i))) {
+        throw new InvalidValueException(
+            "header '" + name + "'", "value must not contain control characters (index " + i + ")");
+      }
+    }
+  }
+
+  /** Checks the header count. */
+  public static void headerCount(int count) {
+    if (count > MAX_HEADERS) {
+      throw new InvalidValueException(
+          "headers", "must be at most " + MAX_HEADERS + " entries but has " + count);
+    }
+  }
+
+  /** A payload: not null, at most {@code limitBytes} bytes as UTF-8. */
+  public static String payload(String value, int limitBytes) {
+    if (value == null) {
+      throw new InvalidValueException("payload", "must not be null");
+    }
+    if ((long) value.length() * 3 > limitBytes) {
+      long bytes = utf8Length(value);
+      if (bytes > limitBytes) {
+        throw new InvalidValueException(
+            "payload", "must be at most " + limitBytes + " bytes (UTF-8) but has " + bytes);
+      }
+    }
+    return value;
+  }
+
+  private static long utf8Length(String s) {
+    long bytes = 0;
+    for (int i = 0; i < s.length(); i++) {
+      char c = s.charAt(i);
+      if (c < 0x80) {
+        bytes += 1;
+      } else if (c < 0x800) {
+        bytes += 2;
+      } else if (Character.isHighSurrogate(c) && i + 1 < s.length()) {
+        bytes += 4;
+        i++;
+      } else {
+        bytes += 3;
+      }
+    }
+    return bytes;
+  }
+}

@@ -1,0 +1,75 @@
+package dev.postbox.internal.dialect;
+
+import dev.postbox.Database;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Instant;
+
+/**
+ * What differs between databases, and nothing else: the clock expression, timestamp reading, the
+ * claim's shape and locking, insert-if-absent, bounded delete and error classification.
+ */
+public interface Dialect {
+
+  Database database();
+
+  /** SQL expression for the database's current time, in the column type of the shipped schema. */
+  String now();
+
+  /** SQL expression for the database's current time plus one bound {@code long} of milliseconds. */
+  String nowPlusMillis();
+
+  /** Reads a timestamp column written by {@link #now()} or {@link #nowPlusMillis()}. */
+  Instant readInstant(ResultSet rs, String column) throws SQLException;
+
+  /**
+   * True if one {@code UPDATE … WHERE id IN (SELECT … LIMIT ?) RETURNING …} claims rows; false if
+   * the claim is a locking SELECT followed by an UPDATE in the same transaction.
+   */
+  boolean claimsWithUpdateReturning();
+
+  /** Appended to the claim's inner SELECT to skip rows other claimers hold; empty if not needed. */
+  String skipLocked();
+
+  /**
+   * Opens the claim transaction on an auto-commit connection when the database needs an explicit
+   * form (SQLite: {@code BEGIN IMMEDIATE}); returns false if {@link
+   * java.sql.Connection#setAutoCommit} should be used instead.
+   */
+  default boolean beginClaim(Connection c) throws SQLException {
+    return false;
+  }
+
+  /** Isolation for claim transactions, or {@link Connection#TRANSACTION_NONE} to leave it as is. */
+  default int claimIsolation() {
+    return Connection.TRANSACTION_NONE;
+  }
+
+  /**
+   * An INSERT of {@code rows} value tuples that silently skips rows whose {@code uniqueColumn}
+   * already exists, reporting only inserted rows in its update count; null if the database has no
+   * such form that is safe (then a plain INSERT is used and duplicates are caught).
+   */
+  String insertSkippingDuplicates(
+      String table, String columns, String valueRows, String uniqueColumn);
+
+  /** A DELETE of at most {@code ?} rows (bound last) of {@code table} matching {@code where}. */
+  default String deleteLimited(String table, String where) {
+    return "DELETE FROM "
+        + table
+        + " WHERE id IN (SELECT id FROM "
+        + table
+        + " WHERE "
+        + where
+        + " LIMIT ?)";
+  }
+
+  /** True if {@code e} reports a unique-key violation. */
+  boolean isDuplicateKey(SQLException e);
+
+  /**
+   * True if {@code e} is a deadlock, lock timeout, busy or serialization failure worth retrying.
+   */
+  boolean isTransient(SQLException e);
+}

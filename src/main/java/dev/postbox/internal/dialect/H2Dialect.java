@@ -1,0 +1,60 @@
+package dev.postbox.internal.dialect;
+
+import dev.postbox.Database;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Instant;
+import java.time.OffsetDateTime;
+
+/** H2 2.2.220+ on MVStore: SELECT … FOR UPDATE SKIP LOCKED then UPDATE, like MySQL. */
+final class H2Dialect implements Dialect {
+
+  @Override
+  public Database database() {
+    return Database.H2;
+  }
+
+  @Override
+  public String now() {
+    return "CURRENT_TIMESTAMP(6)";
+  }
+
+  @Override
+  public String nowPlusMillis() {
+    return "DATEADD(MILLISECOND, CAST(? AS BIGINT), CURRENT_TIMESTAMP(6))";
+  }
+
+  @Override
+  public Instant readInstant(ResultSet rs, String column) throws SQLException {
+    OffsetDateTime value = rs.getObject(column, OffsetDateTime.class);
+    return value == null ? null : value.toInstant();
+  }
+
+  @Override
+  public boolean claimsWithUpdateReturning() {
+    return false;
+  }
+
+  @Override
+  public String skipLocked() {
+    return " FOR UPDATE SKIP LOCKED";
+  }
+
+  @Override
+  public String insertSkippingDuplicates(
+      String table, String columns, String valueRows, String uniqueColumn) {
+    return null; // H2 has no ON CONFLICT outside PostgreSQL mode; a duplicate fails only its
+    // statement
+  }
+
+  @Override
+  public boolean isDuplicateKey(SQLException e) {
+    return "23505".equals(e.getSQLState());
+  }
+
+  @Override
+  public boolean isTransient(SQLException e) {
+    String state = e.getSQLState();
+    return "40001".equals(state) || "HYT00".equals(state);
+  }
+}

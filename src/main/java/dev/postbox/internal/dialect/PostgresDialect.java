@@ -1,0 +1,68 @@
+package dev.postbox.internal.dialect;
+
+import dev.postbox.Database;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Instant;
+import java.time.OffsetDateTime;
+
+/** PostgreSQL: one-statement claim with SKIP LOCKED and RETURNING; ON CONFLICT DO NOTHING. */
+final class PostgresDialect implements Dialect {
+
+  @Override
+  public Database database() {
+    return Database.POSTGRESQL;
+  }
+
+  @Override
+  public String now() {
+    return "statement_timestamp()";
+  }
+
+  @Override
+  public String nowPlusMillis() {
+    return "(statement_timestamp() + ? * interval '1 millisecond')";
+  }
+
+  @Override
+  public Instant readInstant(ResultSet rs, String column) throws SQLException {
+    OffsetDateTime value = rs.getObject(column, OffsetDateTime.class);
+    return value == null ? null : value.toInstant();
+  }
+
+  @Override
+  public boolean claimsWithUpdateReturning() {
+    return true;
+  }
+
+  @Override
+  public String skipLocked() {
+    return " FOR UPDATE SKIP LOCKED";
+  }
+
+  @Override
+  public String insertSkippingDuplicates(
+      String table, String columns, String valueRows, String uniqueColumn) {
+    // a duplicate must not abort the caller's transaction, so no exception may be raised at all
+    return "INSERT INTO "
+        + table
+        + " ("
+        + columns
+        + ") VALUES "
+        + valueRows
+        + " ON CONFLICT ("
+        + uniqueColumn
+        + ") DO NOTHING";
+  }
+
+  @Override
+  public boolean isDuplicateKey(SQLException e) {
+    return "23505".equals(e.getSQLState());
+  }
+
+  @Override
+  public boolean isTransient(SQLException e) {
+    String state = e.getSQLState();
+    return "40001".equals(state) || "40P01".equals(state) || "55P03".equals(state);
+  }
+}

@@ -1,0 +1,83 @@
+package dev.postbox.internal.dialect;
+
+import dev.postbox.Database;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Instant;
+
+/**
+ * SQLite 3.35+: one writer per file, so the claim takes the write lock up front with {@code BEGIN
+ * IMMEDIATE} (a deferred transaction that upgrades gets SQLITE_BUSY without waiting). Times are
+ * INTEGER milliseconds since the epoch.
+ */
+final class SqliteDialect implements Dialect {
+  private static final String NOW =
+      "CAST(ROUND((julianday('now') - 2440587.5) * 86400000.0) AS INTEGER)";
+
+  @Override
+  public Database database() {
+    return Database.SQLITE;
+  }
+
+  @Override
+  public String now() {
+    return NOW;
+  }
+
+  @Override
+  public String nowPlusMillis() {
+    return "(" + NOW + " + ?)";
+  }
+
+  @Override
+  public Instant readInstant(ResultSet rs, String column) throws SQLException {
+    long millis = rs.getLong(column);
+    return rs.wasNull() ? null : Instant.ofEpochMilli(millis);
+  }
+
+  @Override
+  public boolean claimsWithUpdateReturning() {
+    return true;
+  }
+
+  @Override
+  public String skipLocked() {
+    return "";
+  }
+
+  @Override
+  public boolean beginClaim(Connection c) throws SQLException {
+    try (Statement s = c.createStatement()) {
+      s.execute("BEGIN IMMEDIATE");
+    }
+    return true;
+  }
+
+  @Override
+  public String insertSkippingDuplicates(
+      String table, String columns, String valueRows, String uniqueColumn) {
+    return "INSERT INTO "
+        + table
+        + " ("
+        + columns
+        + ") VALUES "
+        + valueRows
+        + " ON CONFLICT ("
+        + uniqueColumn
+        + ") DO NOTHING";
+  }
+
+  @Override
+  public boolean isDuplicateKey(SQLException e) {
+    return e.getErrorCode() == 19 && String.valueOf(e.getMessage()).contains("UNIQUE");
+  }
+
+  @Override
+  public boolean isTransient(SQLException e) {
+    int code =
+        e.getErrorCode() & 0xff; // extended result codes keep the primary code in the low byte
+    return code == 5 || code == 6; // SQLITE_BUSY, SQLITE_LOCKED
+  }
+}

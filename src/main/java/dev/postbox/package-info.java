@@ -1,0 +1,5 @@
+/**
+ * Postbox public API: the transactional outbox, the durable job queue, the background queue and the
+ * inbox.
+ */
+package dev.postbox;

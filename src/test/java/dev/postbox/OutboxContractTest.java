@@ -1,0 +1,583 @@
+package dev.postbox;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.postbox.testing.Await;
+import dev.postbox.testing.RecordingTransport;
+import dev.postbox.testing.Sql;
+import dev.postbox.testing.TestDatabase;
+import java.sql.Connection;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import javax.sql.DataSource;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+
+/**
+ * The outbox's behaviour, proven on every database: subclasses only say which database. Runs the
+ * shipped {@code sql/<db>/schema.sql}.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+public abstract class OutboxContractTest {
+  private static final Duration WAIT = Duration.ofSeconds(60);
+
+  protected TestDatabase db;
+  protected DataSource ds;
+  protected final Outbox outbox = Outbox.builder().build();
+  private final List<Dispatcher> dispatchers = new CopyOnWriteArrayList<>();
+  private final AtomicInteger instances = new AtomicInteger();
+
+  protected abstract TestDatabase open();
+
+  @BeforeAll
+  void openDatabase() {
+    db = open();
+    ds = db.dataSource();
+  }
+
+  @AfterAll
+  void closeDatabase() {
+    db.close();
+  }
+
+  @BeforeEach
+  void freshSchema() {
+    db.resetSchema();
+  }
+
+  @AfterEach
+  void closeDispatchers() {
+    dispatchers.forEach(Dispatcher::close);
+    dispatchers.clear();
+  }
+
+  /** A fast-polling dispatcher for tests; register it so it is closed after the test. */
+  protected Dispatcher.Builder dispatcher(Transport transport) {
+    return Dispatcher.builder(ds)
+        .outbox(outbox, transport)
+        .instanceId("test-" + instances.incrementAndGet())
+        .pollInterval(Duration.ofMillis(20))
+        .backoff(Backoff.fixed(Duration.ofMillis(10)))
+        .shutdownTimeout(Duration.ofSeconds(10));
+  }
+
+  protected Dispatcher started(Dispatcher.Builder builder) {
+    Dispatcher d = builder.build();
+    dispatchers.add(d);
+    d.start();
+    return d;
+  }
+
+  protected void add(Message... messages) {
+    Sql.commit(ds, c -> outbox.addAll(c, List.of(messages)));
+  }
+
+  protected long rows() {
+    return Sql.count(ds, "SELECT COUNT(*) FROM postbox_outbox");
+  }
+
+  @Test
+  void committedMessageIsDeliveredWithEverythingAdded() {
+    add(
+        Message.of("order.placed", "{\"id\":42}")
+            .eventId("order-42:v1")
+            .key("order-42")
+            .header("traceparent", "00-abc-def-01"));
+    RecordingTransport transport = new RecordingTransport();
+    started(dispatcher(transport));
+
+    Await.until(WAIT, "delivery and deletion", () -> transport.total.get() == 1 && rows() == 0);
+    Envelope e = transport.envelopes.peek();
+    assertEquals("order-42:v1", e.eventId());
+    assertEquals("order.placed", e.topic());
+    assertEquals("order-42", e.key());
+    assertEquals("{\"id\":42}", e.payload());
+    assertEquals(Map.of("traceparent", "00-abc-def-01"), e.headers());
+    assertEquals(1, e.attempt());
+    assertNotNull(e.createdAt());
+  }
+
+  @Test
+  void rolledBackMessageIsNeverDelivered() {
+    Sql.rollback(
+        ds,
+        c -> assertTrue(outbox.add(c, Message.of("order.placed", "{}").eventId("rolled-back"))));
+    add(Message.of("order.placed", "{}").eventId("committed"));
+    RecordingTransport transport = new RecordingTransport();
+    started(dispatcher(transport));
+
+    Await.until(
+        WAIT, "the committed message", () -> transport.count("committed") == 1 && rows() == 0);
+    assertEquals(0, transport.count("rolled-back"));
+    assertEquals(1, transport.total.get());
+  }
+
+  @Test
+  void threeDispatchersDeliverTenThousandMessagesExactlyOnce() {
+    int n = 10_000;
+    for (int batch = 0; batch < n / 1000; batch++) {
+      List<Message> messages = new ArrayList<>();
+      for (int i = 0; i < 1000; i++) {
+        messages.add(
+            Message.of("load", "{\"n\":" + (batch * 1000 + i) + "}")
+                .eventId("m-" + (batch * 1000 + i)));
+      }
+      Sql.commit(ds, c -> assertEquals(1000, outbox.addAll(c, messages)));
+    }
+    RecordingTransport transport = new RecordingTransport();
+    for (int i = 0; i < 3; i++) {
+      started(dispatcher(transport).batchSize(50).concurrency(8).lease(Duration.ofSeconds(30)));
+    }
+
+    Await.until(
+        Duration.ofMinutes(3), "all delivered", () -> transport.total.get() >= n && rows() == 0);
+    assertEquals(n, transport.deliveries.size(), "distinct delivered");
+    assertEquals(n, transport.total.get(), "deliveries");
+    assertEquals(0, transport.duplicated(), "duplicated");
+    assertEquals(0, rows(), "left in the table");
+  }
+
+  @Test
+  void expiredLeaseOfACrashedInstanceIsTakenOver() {
+    add(Message.of("t", "{}").eventId("orphan"));
+    // a crashed instance claimed it: attempt 1, leased for 1.5 s more by the database clock
+    Sql.update(
+        ds,
+        "UPDATE postbox_outbox SET leased_by = 'crashed', attempts = 1, available_at = "
+            + Sql.nowPlusMillis(db)
+            + " WHERE event_id = 'orphan'",
+        1500L);
+    Instant leaseEnd = (Instant) null;
+    Instant expiry = Sql.dbNow(ds, db).plusMillis(1500);
+    List<Instant> deliveredAt = new CopyOnWriteArrayList<>();
+    RecordingTransport transport =
+        new RecordingTransport() {
+          @Override
+          public void send(Envelope envelope) throws Exception {
+            deliveredAt.add(Sql.dbNow(ds, db));
+            super.send(envelope);
+          }
+        };
+    started(dispatcher(transport));
+
+    Await.until(WAIT, "takeover", () -> transport.total.get() == 1 && rows() == 0);
+    assertEquals(2, transport.envelopes.peek().attempt(), "attempt after the crashed one");
+    assertFalse(
+        deliveredAt.get(0).isBefore(expiry.minusMillis(50)),
+        "taken over at " + deliveredAt.get(0) + ", before the lease expired at " + expiry);
+    assertEquals(null, leaseEnd);
+  }
+
+  @Test
+  void completionOfAnOwnerThatLostItsLeaseIsRejected() throws Exception {
+    add(Message.of("t", "{}").eventId("contested"));
+    CountDownLatch sending = new CountDownLatch(1);
+    CountDownLatch proceed = new CountDownLatch(1);
+    AtomicInteger leaseLost = new AtomicInteger();
+    Transport paused =
+        envelope -> {
+          sending.countDown();
+          proceed.await();
+        };
+    started(
+        dispatcher(paused)
+            .listener(
+                new Listener() {
+                  @Override
+                  public void leaseLost(String table, int count) {
+                    leaseLost.addAndGet(count);
+                  }
+                }));
+    assertTrue(sending.await(60, TimeUnit.SECONDS));
+    // meanwhile the lease expired and another instance claimed the row (attempt 2)
+    Sql.update(
+        ds,
+        "UPDATE postbox_outbox SET leased_by = 'new-owner', attempts = 2 WHERE event_id = 'contested'");
+    proceed.countDown();
+
+    Await.until(WAIT, "the stale completion", () -> leaseLost.get() == 1);
+    assertEquals(1, rows(), "the new owner's row was not deleted");
+    assertEquals("new-owner", Sql.value(ds, "SELECT leased_by FROM postbox_outbox"));
+    assertEquals(2L, Sql.count(ds, "SELECT attempts FROM postbox_outbox"));
+  }
+
+  @Test
+  void failedDeliveryIsRetriedAfterTheBackoffByTheDatabaseClock() {
+    add(Message.of("t", "{}").eventId("retry-me"));
+    List<Instant> attemptsAt = new CopyOnWriteArrayList<>();
+    List<Integer> attemptNumbers = new CopyOnWriteArrayList<>();
+    Transport failsOnce =
+        envelope -> {
+          attemptsAt.add(Sql.dbNow(ds, db));
+          attemptNumbers.add(envelope.attempt());
+          if (envelope.attempt() == 1) {
+            throw new IllegalStateException("broker said no");
+          }
+        };
+    started(dispatcher(failsOnce).backoff(Backoff.fixed(Duration.ofMillis(1500))));
+
+    Await.until(WAIT, "the retry", () -> attemptsAt.size() == 2 && rows() == 0);
+    assertEquals(List.of(1, 2), attemptNumbers);
+    Duration gap = Duration.between(attemptsAt.get(0), attemptsAt.get(1));
+    assertTrue(
+        gap.compareTo(Duration.ofMillis(1500)) >= 0,
+        "retried after " + gap + ", before the 1.5 s backoff");
+  }
+
+  @Test
+  void poisonMessageIsParkedAfterExactlyMaxAttemptsThenReplayedAndDiscarded() throws Exception {
+    add(
+        Message.of("poison", "{}").eventId("poison-1"),
+        Message.of("poison", "{}").eventId("poison-2"),
+        Message.of("healthy", "{}").eventId("healthy-1"));
+    AtomicBoolean cured = new AtomicBoolean();
+    RecordingTransport transport =
+        new RecordingTransport() {
+          @Override
+          public void send(Envelope envelope) throws Exception {
+            super.send(envelope);
+            if (envelope.topic().equals("poison") && !cured.get()) {
+              throw new IllegalArgumentException("cannot serialize " + envelope.eventId());
+            }
+          }
+        };
+    AtomicInteger parkedEvents = new AtomicInteger();
+    started(
+        dispatcher(transport)
+            .maxAttempts(3)
+            .listener(
+                new Listener() {
+                  @Override
+                  public void parked(Delivery delivery, String reason) {
+                    parkedEvents.incrementAndGet();
+                  }
+                }));
+
+    Await.until(WAIT, "two parked", () -> parkedEvents.get() == 2);
+    assertEquals(3, transport.count("poison-1"), "attempts of poison-1");
+    assertEquals(3, transport.count("poison-2"), "attempts of poison-2");
+    assertEquals(1, transport.count("healthy-1"));
+    try (Connection c = ds.getConnection()) {
+      List<Parked> parked = outbox.parked(c, 10);
+      assertEquals(List.of("poison-1", "poison-2"), parked.stream().map(Parked::ref).toList());
+      assertEquals(3, parked.get(0).attempts());
+      assertTrue(
+          parked
+              .get(0)
+              .lastError()
+              .startsWith("java.lang.IllegalArgumentException: cannot serialize poison-1"),
+          parked.get(0).lastError());
+      QueueStats stats = outbox.stats(c);
+      assertEquals(0, stats.pending());
+      assertEquals(2, stats.parked());
+
+      cured.set(true);
+      assertTrue(outbox.replay(c, "poison-1"));
+      assertFalse(outbox.replay(c, "no-such-event"));
+      assertTrue(outbox.discard(c, "poison-2"));
+    }
+    Await.until(WAIT, "replayed delivery", () -> transport.count("poison-1") == 4 && rows() == 0);
+    assertEquals(3, transport.count("poison-2"), "discarded, never sent again");
+  }
+
+  @Test
+  void transportOutageParksNothingAndEverythingIsDeliveredAfterRecovery() {
+    List<Message> messages = new ArrayList<>();
+    for (int i = 0; i < 50; i++) {
+      messages.add(Message.of("t", "{}").eventId("o-" + i));
+    }
+    add(messages.toArray(Message[]::new));
+    AtomicBoolean brokerUp = new AtomicBoolean(false);
+    AtomicInteger failures = new AtomicInteger();
+    AtomicInteger outages = new AtomicInteger();
+    RecordingTransport transport =
+        new RecordingTransport() {
+          @Override
+          public void send(Envelope envelope) throws Exception {
+            if (!brokerUp.get()) {
+              failures.incrementAndGet();
+              throw new java.io.IOException("connection refused");
+            }
+            super.send(envelope);
+          }
+        };
+    started(
+        dispatcher(transport)
+            .maxAttempts(2)
+            .concurrency(4)
+            .batchSize(10)
+            .listener(
+                new Listener() {
+                  @Override
+                  public void outageStarted(String table) {
+                    outages.incrementAndGet();
+                  }
+                }));
+
+    // 2 attempts × 10 ms backoff would park every message within milliseconds without outage
+    // handling
+    Await.until(
+        WAIT,
+        "the outage to be detected and probed",
+        () -> outages.get() == 1 && failures.get() >= 10);
+    assertEquals(
+        0,
+        Sql.count(ds, "SELECT COUNT(*) FROM postbox_outbox WHERE state = 2"),
+        "parked during outage");
+    brokerUp.set(true);
+
+    Await.until(WAIT, "recovery", () -> transport.total.get() == 50 && rows() == 0);
+    assertEquals(50, transport.deliveries.size());
+    assertEquals(0, transport.duplicated());
+  }
+
+  @Test
+  void duplicateEventIdIsANoOpThatDoesNotAbortTheTransaction() {
+    Sql.commit(
+        ds,
+        c -> {
+          assertTrue(outbox.add(c, Message.of("t", "{\"v\":1}").eventId("dup")));
+          assertFalse(outbox.add(c, Message.of("t", "{\"v\":2}").eventId("dup")));
+          // the transaction is still usable: this add and the commit succeed
+          assertTrue(outbox.add(c, Message.of("t", "{}").eventId("after-dup")));
+        });
+    Sql.commit(
+        ds,
+        c -> {
+          assertFalse(outbox.add(c, Message.of("t", "{}").eventId("dup")));
+          assertEquals(
+              2,
+              outbox.addAll(
+                  c,
+                  List.of(
+                      Message.of("t", "{}").eventId("new-1"),
+                      Message.of("t", "{}").eventId("after-dup"),
+                      Message.of("t", "{}").eventId("new-2"))));
+        });
+    assertEquals(4, rows());
+    assertEquals(
+        "{\"v\":1}", Sql.value(ds, "SELECT payload FROM postbox_outbox WHERE event_id = 'dup'"));
+  }
+
+  @Test
+  void generatedEventIdsAreUniqueAndTimeOrdered() {
+    Sql.commit(ds, c -> outbox.addAll(c, List.of(Message.of("t", "a"), Message.of("t", "b"))));
+    List<String> ids = new ArrayList<>();
+    try (Connection c = ds.getConnection();
+        var rs =
+            c.createStatement().executeQuery("SELECT event_id FROM postbox_outbox ORDER BY id")) {
+      while (rs.next()) {
+        ids.add(rs.getString(1));
+      }
+    } catch (java.sql.SQLException e) {
+      throw new IllegalStateException(e);
+    }
+    assertEquals(2, ids.size());
+    assertTrue(
+        ids.get(0).matches("[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}"),
+        ids.get(0));
+    assertTrue(ids.get(0).substring(0, 13).compareTo(ids.get(1).substring(0, 13)) <= 0);
+  }
+
+  @Test
+  void autoCommitConnectionIsRefusedUnlessAllowed() throws Exception {
+    try (Connection c = ds.getConnection()) {
+      c.setAutoCommit(true);
+      PostboxException e =
+          assertThrows(PostboxException.class, () -> outbox.add(c, Message.of("t", "{}")));
+      assertTrue(e.getMessage().contains("auto-commit"), e.getMessage());
+      assertEquals(0, rows());
+      assertTrue(Outbox.builder().allowAutoCommit(true).build().add(c, Message.of("t", "{}")));
+      assertEquals(1, rows());
+    }
+  }
+
+  @Test
+  void closeHandsBackRowsThatWereClaimedButNotStarted() throws Exception {
+    List<Message> messages = new ArrayList<>();
+    for (int i = 0; i < 10; i++) {
+      messages.add(Message.of("t", "{}").eventId("c-" + i));
+    }
+    add(messages.toArray(Message[]::new));
+    CountDownLatch firstStarted = new CountDownLatch(1);
+    CountDownLatch release = new CountDownLatch(1);
+    AtomicInteger sent = new AtomicInteger();
+    Transport blocking =
+        envelope -> {
+          sent.incrementAndGet();
+          firstStarted.countDown();
+          release.await();
+        };
+    Dispatcher d = started(dispatcher(blocking).concurrency(1).batchSize(10));
+    assertTrue(firstStarted.await(60, TimeUnit.SECONDS));
+    assertEquals(
+        10L, Sql.count(ds, "SELECT COUNT(*) FROM postbox_outbox WHERE leased_by IS NOT NULL"));
+
+    Thread closing = Thread.ofVirtual().start(d::close);
+    Await.until(
+        WAIT,
+        "9 rows handed back",
+        () ->
+            Sql.count(
+                    ds,
+                    "SELECT COUNT(*) FROM postbox_outbox WHERE leased_by IS NULL AND attempts = 0")
+                == 9);
+    release.countDown();
+    closing.join();
+
+    assertEquals(1, sent.get(), "only the started row was sent");
+    assertEquals(9, rows(), "the first was completed, nine are left");
+    try (Connection c = ds.getConnection()) {
+      QueueStats stats = outbox.stats(c);
+      assertEquals(9, stats.due(), "handed-back rows are due at once");
+      assertEquals(0, stats.leased());
+    }
+    RecordingTransport next = new RecordingTransport();
+    started(dispatcher(next));
+    Await.until(
+        WAIT, "the other instance delivers them", () -> next.total.get() == 9 && rows() == 0);
+    assertEquals(0, next.duplicated());
+  }
+
+  @Test
+  void statsCountWithoutClaiming() throws Exception {
+    add(
+        Message.of("t", "{}").eventId("due-1"), Message.of("t", "{}").eventId("due-2"),
+        Message.of("t", "{}").eventId("leased"), Message.of("t", "{}").eventId("parked"));
+    Sql.update(
+        ds,
+        "UPDATE postbox_outbox SET leased_by = 'other', available_at = "
+            + Sql.nowPlusMillis(db)
+            + " WHERE event_id = 'leased'",
+        60_000L);
+    Sql.update(ds, "UPDATE postbox_outbox SET state = 2 WHERE event_id = 'parked'");
+    try (Connection c = ds.getConnection()) {
+      QueueStats stats = outbox.stats(c);
+      assertEquals(3, stats.pending());
+      assertEquals(2, stats.due());
+      assertEquals(1, stats.leased());
+      assertEquals(1, stats.parked());
+      assertFalse(stats.oldestPendingAge().isNegative());
+      assertEquals(3, outbox.countPending(c));
+    }
+    assertEquals(
+        1L,
+        Sql.count(ds, "SELECT COUNT(*) FROM postbox_outbox WHERE leased_by IS NOT NULL"),
+        "nothing claimed");
+  }
+
+  @Test
+  void invalidMessagesAreRejectedNamingFieldAndLimitAndNothingIsWritten() {
+    Map<String, Runnable> cases = new ConcurrentHashMap<>();
+    cases.put("topic", () -> Message.of(null, "{}"));
+    cases.put("topic ", () -> Message.of("", "{}"));
+    cases.put("topic  ", () -> Message.of("x".repeat(201), "{}"));
+    cases.put("topic   ", () -> Message.of("has space", "{}"));
+    cases.put("topic    ", () -> Message.of(".starts-with-dot", "{}"));
+    cases.put("eventId", () -> Message.of("t", "{}").eventId(""));
+    cases.put("eventId ", () -> Message.of("t", "{}").eventId("x".repeat(129)));
+    cases.put("eventId  ", () -> Message.of("t", "{}").eventId("line\nbreak"));
+    cases.put("key", () -> Message.of("t", "{}").key("k".repeat(256)));
+    cases.put("header name", () -> Message.of("t", "{}").header("", "v"));
+    cases.put("header 'h'", () -> Message.of("t", "{}").header("h", "v".repeat(8193)));
+    cases.put("header 'h' ", () -> Message.of("t", "{}").header("h", "a\r\nb"));
+    cases.put("payload", () -> Message.of("t", null));
+    for (Map.Entry<String, Runnable> c : cases.entrySet()) {
+      InvalidValueException e =
+          assertThrows(InvalidValueException.class, c.getValue()::run, c.getKey());
+      assertEquals(c.getKey().strip(), e.field(), e.getMessage());
+    }
+    Message many = Message.of("t", "{}");
+    for (int i = 0; i < 64; i++) {
+      many = many.header("h" + i, "v");
+    }
+    Message full = many;
+    assertEquals(
+        "headers",
+        assertThrows(InvalidValueException.class, () -> full.header("h64", "v")).field());
+
+    Outbox small = Outbox.builder().payloadLimit(10).build();
+    InvalidValueException tooBig =
+        assertThrows(
+            InvalidValueException.class,
+            () ->
+                Sql.commit(
+                    ds,
+                    c ->
+                        small.addAll(
+                            c, List.of(Message.of("t", "ok"), Message.of("t", "ééééééé")))));
+    assertEquals("payload", tooBig.field());
+    assertTrue(
+        tooBig.getMessage().contains("at most 10 bytes") && tooBig.getMessage().contains("has 14"),
+        tooBig.getMessage());
+    assertEquals(0, rows(), "a batch with one bad message writes nothing");
+  }
+
+  @Test
+  void hostileTableNamesAndOptionsAreRejectedBeforeAnySql() {
+    for (String name :
+        List.of(
+            "x;drop table users",
+            "a-b",
+            "o'brien",
+            "\"quoted\"",
+            "tab\u00e9",
+            "x".repeat(64),
+            "a.b.c",
+            "",
+            "1starts_with_digit",
+            "x -- comment")) {
+      InvalidValueException e =
+          assertThrows(InvalidValueException.class, () -> Outbox.builder().table(name), name);
+      assertEquals("table", e.field());
+    }
+    Outbox.builder().table("myschema.my_outbox");
+    Dispatcher.Builder b = Dispatcher.builder(ds);
+    assertEquals(
+        "batchSize must be between 1 and 10000 but was 0",
+        assertThrows(InvalidValueException.class, () -> b.batchSize(0)).getMessage());
+    assertEquals(
+        "concurrency", assertThrows(InvalidValueException.class, () -> b.concurrency(0)).field());
+    assertEquals(
+        "lease", assertThrows(InvalidValueException.class, () -> b.lease(Duration.ZERO)).field());
+    assertEquals(
+        "pollInterval",
+        assertThrows(InvalidValueException.class, () -> b.pollInterval(Duration.ofMillis(1)))
+            .field());
+    assertEquals(
+        "maxAttempts", assertThrows(InvalidValueException.class, () -> b.maxAttempts(0)).field());
+    assertEquals(
+        "instanceId", assertThrows(InvalidValueException.class, () -> b.instanceId("")).field());
+    assertEquals(
+        "payloadLimit",
+        assertThrows(InvalidValueException.class, () -> Outbox.builder().payloadLimit(0)).field());
+  }
+
+  @Test
+  void missingTableIsReportedWithTheSchemaFileToRun() {
+    Outbox elsewhere = Outbox.builder().table("no_such_outbox").build();
+    Dispatcher d = Dispatcher.builder(ds).outbox(elsewhere, new RecordingTransport()).build();
+    PostboxException e = assertThrows(PostboxException.class, d::start);
+    assertTrue(
+        e.getMessage().contains("no_such_outbox") && e.getMessage().contains("/schema.sql"),
+        e.getMessage());
+    d.close();
+  }
+}

@@ -1,0 +1,184 @@
+package dev.postbox.testing;
+
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
+import dev.postbox.Database;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import javax.sql.DataSource;
+
+/**
+ * One database the contract suites run on: a pooled DataSource and the shipped schema file. Server
+ * URLs come from environment variables (POSTBOX_POSTGRES_URL, POSTBOX_MARIADB_URL) with the local
+ * servers as defaults. An unreachable server fails the test: never skipped.
+ */
+public final class TestDatabase implements AutoCloseable {
+  public static final List<String> TABLES =
+      List.of("postbox_outbox", "postbox_jobs", "postbox_inbox");
+
+  private final Database database;
+  private final HikariDataSource dataSource;
+  private final Path sqliteFile;
+
+  private TestDatabase(Database database, HikariDataSource dataSource, Path sqliteFile) {
+    this.database = database;
+    this.dataSource = dataSource;
+    this.sqliteFile = sqliteFile;
+  }
+
+  public static TestDatabase postgres() {
+    return server(
+        Database.POSTGRESQL,
+        env("POSTBOX_POSTGRES_URL", "jdbc:postgresql://127.0.0.1:5432/test"),
+        env("POSTBOX_POSTGRES_USER", "postgres"),
+        env("POSTBOX_POSTGRES_PASSWORD", ""));
+  }
+
+  public static TestDatabase mariadb() {
+    return server(
+        Database.MYSQL,
+        env("POSTBOX_MARIADB_URL", "jdbc:mariadb://127.0.0.1:3306/test"),
+        env("POSTBOX_MARIADB_USER", "root"),
+        env("POSTBOX_MARIADB_PASSWORD", ""));
+  }
+
+  public static TestDatabase h2() {
+    return new TestDatabase(
+        Database.H2,
+        pool(
+            "jdbc:h2:mem:postbox-" + UUID.randomUUID() + ";DB_CLOSE_DELAY=-1;LOCK_TIMEOUT=10000",
+            "sa",
+            "",
+            32),
+        null);
+  }
+
+  public static TestDatabase sqlite() {
+    try {
+      Path file = Files.createTempFile("postbox-test-", ".db");
+      return new TestDatabase(
+          Database.SQLITE,
+          pool("jdbc:sqlite:" + file + "?journal_mode=WAL&busy_timeout=30000", "", "", 8),
+          file);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  private static TestDatabase server(Database database, String url, String user, String password) {
+    HikariDataSource ds = pool(url, user, password, 32);
+    try (Connection c = ds.getConnection()) {
+      c.isValid(5);
+    } catch (SQLException e) {
+      ds.close();
+      throw new IllegalStateException(
+          database
+              + " at "
+              + url
+              + " is unreachable — start the local server"
+              + " (see .ci/run) or point the environment variable at one: "
+              + e.getMessage(),
+          e);
+    }
+    return new TestDatabase(database, ds, null);
+  }
+
+  private static HikariDataSource pool(String url, String user, String password, int size) {
+    HikariConfig config = new HikariConfig();
+    config.setJdbcUrl(url);
+    config.setUsername(user);
+    config.setPassword(password);
+    config.setMaximumPoolSize(size);
+    config.setConnectionTimeout(30_000);
+    config.setInitializationFailTimeout(-1);
+    return new HikariDataSource(config);
+  }
+
+  private static String env(String name, String fallback) {
+    String value = System.getenv(name);
+    return value == null || value.isBlank() ? fallback : value;
+  }
+
+  public Database database() {
+    return database;
+  }
+
+  public DataSource dataSource() {
+    return dataSource;
+  }
+
+  /** The shipped schema file for this database. */
+  public Path schemaFile() {
+    String dir =
+        switch (database) {
+          case POSTGRESQL -> "postgresql";
+          case MYSQL -> "mysql";
+          case H2 -> "h2";
+          case SQLITE -> "sqlite";
+        };
+    return Path.of("sql", dir, "schema.sql");
+  }
+
+  /** Drops the Postbox tables and runs the shipped schema file. */
+  public void resetSchema() {
+    try (Connection c = dataSource.getConnection();
+        Statement s = c.createStatement()) {
+      for (String table : TABLES) {
+        s.execute("DROP TABLE IF EXISTS " + table);
+      }
+      for (String statement : statements(Files.readString(schemaFile()))) {
+        s.execute(statement);
+      }
+    } catch (SQLException e) {
+      throw new IllegalStateException("running " + schemaFile() + " failed", e);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  /** Splits a schema file into statements: drops comment lines, splits at ';' ending a line. */
+  static List<String> statements(String script) {
+    List<String> statements = new ArrayList<>();
+    StringBuilder current = new StringBuilder();
+    for (String line : script.split("\n")) {
+      String trimmed = line.strip();
+      if (trimmed.startsWith("--") || trimmed.isEmpty()) {
+        continue;
+      }
+      int comment = line.indexOf("--");
+      String code = comment >= 0 ? line.substring(0, comment) : line;
+      current.append(code).append('\n');
+      if (code.strip().endsWith(";")) {
+        String statement = current.toString().strip();
+        statements.add(statement.substring(0, statement.length() - 1));
+        current.setLength(0);
+      }
+    }
+    if (!current.toString().isBlank()) {
+      statements.add(current.toString().strip());
+    }
+    return statements;
+  }
+
+  @Override
+  public void close() {
+    dataSource.close();
+    if (sqliteFile != null) {
+      for (String suffix : List.of("", "-wal", "-shm")) {
+        try {
+          Files.deleteIfExists(Path.of(sqliteFile + suffix));
+        } catch (IOException ignored) {
+          // a temp file left behind is harmless
+        }
+      }
+    }
+  }
+}
