@@ -27,3 +27,22 @@ CREATE TABLE postbox_outbox (
     -- InnoDB locks every row it scans: the claim's WHERE and ORDER BY are served by this index alone
     KEY postbox_outbox_claim (state, available_at, id)
 ) ENGINE = InnoDB DEFAULT CHARSET = utf8mb4 COLLATE = utf8mb4_bin;
+
+CREATE TABLE postbox_jobs (
+    id           BIGINT        NOT NULL AUTO_INCREMENT,
+    name         VARCHAR(200)  NOT NULL,
+    payload      LONGTEXT      NOT NULL,
+    -- unique among unfinished jobs: cleared when the job finishes
+    dedupe_key   VARCHAR(128)  NULL,
+    max_attempts INT           NOT NULL,
+    state        SMALLINT      NOT NULL DEFAULT 0,
+    attempts     INT           NOT NULL DEFAULT 0,
+    available_at DATETIME(6)   NOT NULL,
+    leased_by    VARCHAR(200)  NULL,
+    last_error   VARCHAR(2000) NULL,
+    created_at   DATETIME(6)   NOT NULL,
+    PRIMARY KEY (id),
+    UNIQUE KEY postbox_jobs_dedupe_key (dedupe_key),
+    -- serves the claim (state = 0) and the retention cleanup (state = 1)
+    KEY postbox_jobs_claim (state, available_at, id)
+) ENGINE = InnoDB DEFAULT CHARSET = utf8mb4 COLLATE = utf8mb4_bin;

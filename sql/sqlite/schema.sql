@@ -29,3 +29,21 @@ CREATE TABLE postbox_outbox (
 );
 
 CREATE INDEX postbox_outbox_claim ON postbox_outbox (state, available_at, id);
+
+CREATE TABLE postbox_jobs (
+    id           INTEGER PRIMARY KEY AUTOINCREMENT,
+    name         TEXT    NOT NULL,
+    payload      TEXT    NOT NULL,
+    -- unique among unfinished jobs: cleared when the job finishes
+    dedupe_key   TEXT,
+    max_attempts INTEGER NOT NULL,
+    state        INTEGER NOT NULL DEFAULT 0,
+    attempts     INTEGER NOT NULL DEFAULT 0,
+    available_at INTEGER NOT NULL,
+    leased_by    TEXT,
+    last_error   TEXT,
+    created_at   INTEGER NOT NULL,
+    CONSTRAINT postbox_jobs_dedupe_key UNIQUE (dedupe_key)
+);
+
+CREATE INDEX postbox_jobs_claim ON postbox_jobs (state, available_at, id);

@@ -2,6 +2,7 @@ package dev.postbox;
 
 import dev.postbox.internal.Lane;
 import dev.postbox.internal.LaneSettings;
+import dev.postbox.internal.ParkNow;
 import dev.postbox.internal.QueueTable;
 import dev.postbox.internal.Require;
 import dev.postbox.internal.Rules;
@@ -13,8 +14,10 @@ import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HexFormat;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.locks.ReentrantLock;
 import javax.sql.DataSource;
@@ -77,6 +80,31 @@ public final class Dispatcher implements AutoCloseable {
                 config.outbox.queueTable(),
                 settings(config.maxAttempts, Duration.ZERO, true),
                 row -> transport.send(row.item())));
+      }
+      if (config.jobs != null) {
+        checkTable(config.jobs.queueTable());
+        Map<String, JobHandler> handlers = config.handlers;
+        String instance = config.instanceId;
+        lanes.add(
+            new Lane<>(
+                config.dataSource,
+                dialect,
+                config.jobs.queueTable(),
+                settings(config.maxAttempts, config.jobs.retention(), false),
+                row -> {
+                  JobHandler handler = handlers.get(row.item().name());
+                  if (handler == null) {
+                    throw new ParkNow(
+                        "no handler for job name '"
+                            + row.item().name()
+                            + "' on "
+                            + instance
+                            + " (registered: "
+                            + handlers.keySet()
+                            + ")");
+                  }
+                  handler.execute(row.item().payload());
+                }));
       }
       for (Lane<?> lane : lanes) {
         lane.start();
@@ -202,6 +230,8 @@ public final class Dispatcher implements AutoCloseable {
     private final DataSource dataSource;
     private Outbox outbox;
     private Transport transport;
+    private Jobs jobs;
+    private Map<String, JobHandler> handlers = Map.of();
     private int batchSize = 100;
     private int concurrency = 16;
     private Duration pollInterval = Duration.ofSeconds(1);
@@ -222,6 +252,25 @@ public final class Dispatcher implements AutoCloseable {
     public Builder outbox(Outbox outbox, Transport transport) {
       this.outbox = Require.notNull("outbox", outbox);
       this.transport = Require.notNull("transport", transport);
+      return this;
+    }
+
+    /**
+     * Runs {@code jobs} with {@code handlers}, one per job name. A job whose name has no handler
+     * here is parked at once with that reason.
+     */
+    public Builder jobs(Jobs jobs, JobHandler... handlers) {
+      this.jobs = Require.notNull("jobs", jobs);
+      Map<String, JobHandler> byName = new LinkedHashMap<>();
+      for (JobHandler handler : Require.notNull("handlers", handlers)) {
+        Require.notNull("handler", handler);
+        String name = Rules.name("handler name", handler.name());
+        if (byName.putIfAbsent(name, handler) != null) {
+          throw new InvalidValueException(
+              "handlers", "has two handlers for job name '" + name + "'");
+        }
+      }
+      this.handlers = Map.copyOf(byName);
       return this;
     }
 
@@ -256,7 +305,10 @@ public final class Dispatcher implements AutoCloseable {
       return this;
     }
 
-    /** Delivery attempts of an outbox message before it is parked, 1 to 1,000; default 10. */
+    /**
+     * Delivery attempts of an outbox message before it is parked, 1 to 1,000; default 10. (Jobs
+     * carry their own limit, set by {@link Jobs.Builder#maxAttempts} or {@link Job#maxAttempts}.)
+     */
     public Builder maxAttempts(int maxAttempts) {
       this.maxAttempts = Require.between("maxAttempts", maxAttempts, 1, 1_000);
       return this;
@@ -307,9 +359,9 @@ public final class Dispatcher implements AutoCloseable {
 
     /** A dispatcher with these options; it does nothing until {@link Dispatcher#start()}. */
     public Dispatcher build() {
-      if (outbox == null) {
+      if (outbox == null && jobs == null) {
         throw new InvalidValueException(
-            "outbox", "must be set: give the dispatcher outbox(...) to deliver");
+            "outbox", "or jobs must be set: give the dispatcher outbox(...) and/or jobs(...)");
       }
       return new Dispatcher(this);
     }

@@ -1,0 +1,61 @@
+package dev.postbox;
+
+import dev.postbox.testing.TestDatabase;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicInteger;
+import javax.sql.DataSource;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.TestInstance;
+
+/**
+ * Base of the contract suites: one database per class, the shipped schema run before each test,
+ * every dispatcher a test starts closed after it.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+public abstract class DatabaseTest {
+  protected TestDatabase db;
+  protected DataSource ds;
+  private final List<Dispatcher> dispatchers = new CopyOnWriteArrayList<>();
+  private final AtomicInteger instances = new AtomicInteger();
+
+  /** The database this subclass proves the contract on. */
+  protected abstract TestDatabase open();
+
+  @BeforeAll
+  void openDatabase() {
+    db = open();
+    ds = db.dataSource();
+  }
+
+  @AfterAll
+  void closeDatabase() {
+    db.close();
+  }
+
+  @BeforeEach
+  void freshSchema() {
+    db.resetSchema();
+  }
+
+  @AfterEach
+  void closeDispatchers() {
+    dispatchers.forEach(Dispatcher::close);
+    dispatchers.clear();
+  }
+
+  protected String nextInstanceId() {
+    return "test-" + instances.incrementAndGet();
+  }
+
+  /** Builds, registers for closing, and starts. */
+  protected Dispatcher started(Dispatcher.Builder builder) {
+    Dispatcher d = builder.build();
+    dispatchers.add(d);
+    d.start();
+    return d;
+  }
+}

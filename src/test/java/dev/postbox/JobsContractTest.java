@@ -1,0 +1,408 @@
+package dev.postbox;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.postbox.testing.Await;
+import dev.postbox.testing.Sql;
+import java.sql.Connection;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Test;
+
+/** The durable job queue's behaviour, proven on every database; subclasses only say which. */
+public abstract class JobsContractTest extends DatabaseTest {
+  private static final Duration WAIT = Duration.ofSeconds(60);
+
+  protected final Jobs jobs = Jobs.builder().build();
+
+  /** A handler that counts executions per payload and can be told to fail or block. */
+  static class CountingHandler implements JobHandler {
+    final String name;
+    final Map<String, AtomicInteger> runs = new ConcurrentHashMap<>();
+    final AtomicInteger total = new AtomicInteger();
+
+    CountingHandler(String name) {
+      this.name = name;
+    }
+
+    @Override
+    public String name() {
+      return name;
+    }
+
+    @Override
+    public void execute(String payload) throws Exception {
+      runs.computeIfAbsent(payload, k -> new AtomicInteger()).incrementAndGet();
+      total.incrementAndGet();
+    }
+
+    int runs(String payload) {
+      AtomicInteger n = runs.get(payload);
+      return n == null ? 0 : n.get();
+    }
+
+    long duplicated() {
+      return runs.values().stream().filter(n -> n.get() > 1).count();
+    }
+  }
+
+  protected Dispatcher.Builder dispatcher(Jobs jobs, JobHandler... handlers) {
+    return Dispatcher.builder(ds)
+        .jobs(jobs, handlers)
+        .instanceId(nextInstanceId())
+        .pollInterval(Duration.ofMillis(20))
+        .backoff(Backoff.fixed(Duration.ofMillis(10)))
+        .shutdownTimeout(Duration.ofSeconds(10));
+  }
+
+  protected void enqueue(Job... toEnqueue) {
+    Sql.commit(ds, c -> jobs.enqueueAll(c, List.of(toEnqueue)));
+  }
+
+  private long count(String where) {
+    return Sql.count(ds, "SELECT COUNT(*) FROM postbox_jobs WHERE " + where);
+  }
+
+  @Test
+  void committedJobRunsOnceAndIsKeptAsDone() {
+    enqueue(Job.of("send-email", "{\"to\":\"a@b.c\"}"));
+    CountingHandler handler = new CountingHandler("send-email");
+    started(dispatcher(jobs, handler));
+
+    Await.until(WAIT, "the job to finish", () -> count("state = 1") == 1);
+    assertEquals(1, handler.runs("{\"to\":\"a@b.c\"}"));
+    assertEquals(1, handler.total.get());
+    assertEquals(0, count("state = 0"));
+  }
+
+  @Test
+  void rolledBackJobNeverRuns() {
+    Sql.rollback(ds, c -> assertTrue(jobs.enqueue(c, Job.of("send-email", "rolled-back"))));
+    enqueue(Job.of("send-email", "committed"));
+    CountingHandler handler = new CountingHandler("send-email");
+    started(dispatcher(jobs, handler));
+
+    Await.until(WAIT, "the committed job", () -> count("state = 1") == 1);
+    assertEquals(0, handler.runs("rolled-back"));
+    assertEquals(1, handler.total.get());
+  }
+
+  @Test
+  void delayedJobDoesNotRunBeforeItIsDueByTheDatabaseClock() {
+    Duration poll = Duration.ofMillis(200);
+    List<Instant> ranAt = new CopyOnWriteArrayList<>();
+    JobHandler handler =
+        new JobHandler() {
+          @Override
+          public String name() {
+            return "report";
+          }
+
+          @Override
+          public void execute(String payload) {
+            ranAt.add(Sql.dbNow(ds, db));
+          }
+        };
+    enqueue(Job.of("report", "{}").delay(Duration.ofMillis(1500)));
+    Instant createdAt = Sql.dbNow(ds, db);
+    started(dispatcher(jobs, handler).pollInterval(poll));
+
+    Await.until(WAIT, "the delayed job", () -> ranAt.size() == 1);
+    Instant due = createdAt.plusMillis(1500);
+    assertFalse(
+        ranAt.get(0).isBefore(due.minusMillis(50)), "ran at " + ranAt.get(0) + ", due " + due);
+    // one poll interval, plus generous room for a noisy 2-core machine
+    Duration late = Duration.between(due, ranAt.get(0));
+    assertTrue(late.compareTo(poll.plusSeconds(2)) < 0, "ran " + late + " after it was due");
+  }
+
+  @Test
+  void failingJobIsRetriedExactlyMaxAttemptsThenParkedAndReplayRunsItAgain() throws Exception {
+    AtomicBoolean fixed = new AtomicBoolean();
+    CountingHandler handler =
+        new CountingHandler("flaky") {
+          @Override
+          public void execute(String payload) throws Exception {
+            super.execute(payload);
+            if (!fixed.get()) {
+              throw new IllegalStateException("smtp down for " + payload);
+            }
+          }
+        };
+    enqueue(Job.of("flaky", "default-limit"), Job.of("flaky", "own-limit").maxAttempts(2));
+    started(dispatcher(jobs, handler));
+
+    Await.until(WAIT, "both parked", () -> count("state = 2") == 2);
+    assertEquals(5, handler.runs("default-limit"), "default maxAttempts");
+    assertEquals(2, handler.runs("own-limit"), "the job's own maxAttempts");
+    try (Connection c = ds.getConnection()) {
+      List<Parked> parked = jobs.parked(c, 10);
+      assertEquals(2, parked.size());
+      Parked first = parked.get(0);
+      assertEquals("flaky", first.topic());
+      assertEquals(5, first.attempts());
+      assertTrue(first.lastError().contains("smtp down for default-limit"), first.lastError());
+      assertEquals(2, jobs.stats(c).parked());
+
+      fixed.set(true);
+      assertTrue(jobs.replay(c, first.id()));
+      assertTrue(jobs.discard(c, parked.get(1).id()));
+      assertFalse(jobs.discard(c, parked.get(1).id()));
+    }
+    Await.until(WAIT, "the replayed job", () -> count("state = 1") == 1);
+    assertEquals(6, handler.runs("default-limit"));
+    assertEquals(0, count("state <> 1"), "nothing parked or pending");
+  }
+
+  @Test
+  void jobWithNoHandlerIsParkedAtOnceWithTheReason() throws Exception {
+    enqueue(Job.of("nobody-handles-this", "{}"), Job.of("send-email", "{}"));
+    CountingHandler handler = new CountingHandler("send-email");
+    started(dispatcher(jobs, handler));
+
+    Await.until(WAIT, "parked and done", () -> count("state = 2") == 1 && count("state = 1") == 1);
+    try (Connection c = ds.getConnection()) {
+      Parked parked = jobs.parked(c, 10).get(0);
+      assertEquals("nobody-handles-this", parked.topic());
+      assertEquals(1, parked.attempts(), "parked at once, not retried");
+      assertTrue(
+          parked.lastError().contains("no handler for job name 'nobody-handles-this'"),
+          parked.lastError());
+    }
+  }
+
+  @Test
+  void jobRunningThreeTimesItsLeaseRunsOnceBecauseItsLeaseIsRenewed() {
+    Duration lease = Duration.ofSeconds(1);
+    AtomicInteger runs = new AtomicInteger();
+    JobHandler slow =
+        new JobHandler() {
+          @Override
+          public String name() {
+            return "slow";
+          }
+
+          @Override
+          public void execute(String payload) throws Exception {
+            runs.incrementAndGet();
+            Thread.sleep(lease.multipliedBy(3).toMillis()); // the work itself, not synchronisation
+          }
+        };
+    enqueue(Job.of("slow", "{}"));
+    started(dispatcher(jobs, slow).lease(lease));
+    started(
+        dispatcher(jobs, slow).lease(lease)); // a second instance that would steal an expired lease
+
+    Await.until(WAIT, "the slow job to finish", () -> count("state = 1") == 1);
+    assertEquals(1, runs.get());
+  }
+
+  @Test
+  void completionOfAnInstanceThatLostTheLeaseIsRejected() throws Exception {
+    enqueue(Job.of("contested", "{}"));
+    CountDownLatch running = new CountDownLatch(1);
+    CountDownLatch proceed = new CountDownLatch(1);
+    AtomicInteger leaseLost = new AtomicInteger();
+    JobHandler paused =
+        new JobHandler() {
+          @Override
+          public String name() {
+            return "contested";
+          }
+
+          @Override
+          public void execute(String payload) throws Exception {
+            running.countDown();
+            proceed.await();
+          }
+        };
+    started(
+        dispatcher(jobs, paused)
+            .listener(
+                new Listener() {
+                  @Override
+                  public void leaseLost(String table, int count) {
+                    leaseLost.addAndGet(count);
+                  }
+                }));
+    assertTrue(running.await(60, TimeUnit.SECONDS));
+    Sql.update(ds, "UPDATE postbox_jobs SET leased_by = 'new-owner', attempts = 2");
+    proceed.countDown();
+
+    Await.until(WAIT, "the stale completion", () -> leaseLost.get() == 1);
+    assertEquals(
+        1,
+        count("state = 0 AND leased_by = 'new-owner' AND attempts = 2"),
+        "new owner's row untouched");
+  }
+
+  @Test
+  void restartMidBacklogFinishesEveryJobExactlyOnce() {
+    int n = 500;
+    List<Job> backlog = new ArrayList<>();
+    for (int i = 0; i < n; i++) {
+      backlog.add(Job.of("work", "job-" + i));
+    }
+    Sql.commit(ds, c -> jobs.enqueueAll(c, backlog));
+    CountingHandler handler =
+        new CountingHandler("work") {
+          @Override
+          public void execute(String payload) throws Exception {
+            super.execute(payload);
+            Thread.sleep(2); // a little work, so the backlog is still there when we stop
+          }
+        };
+    Dispatcher first = started(dispatcher(jobs, handler).batchSize(20).concurrency(4));
+    Await.until(WAIT, "some progress", () -> handler.total.get() >= 50);
+    first.close();
+    long doneByFirst = count("state = 1");
+    assertTrue(doneByFirst < n, "stopped mid-backlog");
+    assertEquals(0, count("leased_by IS NOT NULL"), "nothing left leased after a graceful close");
+
+    started(dispatcher(jobs, handler).batchSize(20).concurrency(4));
+    Await.until(WAIT, "the rest", () -> count("state = 1") == n);
+    assertEquals(n, handler.runs.size());
+    assertEquals(n, handler.total.get());
+    assertEquals(0, handler.duplicated());
+  }
+
+  @Test
+  void retentionCleanupDeletesOnlyFinishedJobsOlderThanTheRetention() {
+    Jobs kept = Jobs.builder().retention(Duration.ofMinutes(10)).build();
+    Sql.commit(
+        ds,
+        c ->
+            kept.enqueueAll(
+                c,
+                List.of(
+                    Job.of("old-done", "1"),
+                    Job.of("old-done", "2"),
+                    Job.of("fresh-done", "3"),
+                    Job.of("old-parked", "4"),
+                    Job.of("future", "5").delay(Duration.ofHours(1)))));
+    String ago = Sql.nowPlusMillis(db);
+    Sql.update(
+        ds,
+        "UPDATE postbox_jobs SET state = 1, available_at = " + ago + " WHERE name = 'old-done'",
+        -3_600_000L);
+    Sql.update(
+        ds,
+        "UPDATE postbox_jobs SET state = 1, available_at = " + ago + " WHERE name = 'fresh-done'",
+        -60_000L);
+    Sql.update(
+        ds,
+        "UPDATE postbox_jobs SET state = 2, available_at = " + ago + " WHERE name = 'old-parked'",
+        -3_600_000L);
+    started(dispatcher(kept, new CountingHandler("future")).cleanupInterval(Duration.ofMillis(50)));
+
+    Await.until(WAIT, "cleanup", () -> count("name = 'old-done'") == 0);
+    assertEquals(1, count("name = 'fresh-done' AND state = 1"), "finished within retention");
+    assertEquals(1, count("name = 'old-parked' AND state = 2"), "parked jobs are kept");
+    assertEquals(1, count("name = 'future' AND state = 0"), "pending jobs are kept");
+  }
+
+  @Test
+  void threeDispatchersRunFiveThousandJobsEachExactlyOnce() {
+    int n = 5_000;
+    List<Job> all = new ArrayList<>();
+    for (int i = 0; i < n; i++) {
+      all.add(Job.of("work", "job-" + i));
+    }
+    Sql.commit(ds, c -> assertEquals(n, jobs.enqueueAll(c, all)));
+    CountingHandler handler = new CountingHandler("work");
+    for (int i = 0; i < 3; i++) {
+      started(dispatcher(jobs, handler).batchSize(50).concurrency(8).lease(Duration.ofSeconds(30)));
+    }
+
+    Await.until(Duration.ofMinutes(3), "all jobs", () -> count("state = 1") == n);
+    assertEquals(n, handler.runs.size());
+    assertEquals(n, handler.total.get());
+    assertEquals(0, handler.duplicated());
+  }
+
+  @Test
+  void dedupeKeyMakesASecondLiveJobANoOpWithoutAbortingTheTransaction() {
+    Sql.commit(
+        ds,
+        c -> {
+          assertTrue(jobs.enqueue(c, Job.of("sync", "first").dedupeKey("customer-7")));
+          assertFalse(jobs.enqueue(c, Job.of("sync", "second").dedupeKey("customer-7")));
+          assertTrue(jobs.enqueue(c, Job.of("sync", "other").dedupeKey("customer-8")));
+          assertTrue(jobs.enqueue(c, Job.of("sync", "no-key")));
+          assertTrue(jobs.enqueue(c, Job.of("sync", "no-key-either")));
+        });
+    assertEquals(4, count("1 = 1"));
+    CountingHandler handler = new CountingHandler("sync");
+    started(dispatcher(jobs, handler));
+    Await.until(WAIT, "all done", () -> count("state = 1") == 4);
+    assertEquals(0, handler.runs("second"));
+    // once finished, the key is free again
+    Sql.commit(
+        ds, c -> assertTrue(jobs.enqueue(c, Job.of("sync", "third").dedupeKey("customer-7"))));
+    Await.until(WAIT, "the third", () -> handler.runs("third") == 1);
+  }
+
+  @Test
+  void invalidJobsAndAutoCommitAreRefusedAndNothingIsWritten() throws Exception {
+    assertEquals(
+        "name", assertThrows(InvalidValueException.class, () -> Job.of("bad name", "{}")).field());
+    assertEquals("name", assertThrows(InvalidValueException.class, () -> Job.of("", "{}")).field());
+    assertEquals(
+        "payload", assertThrows(InvalidValueException.class, () -> Job.of("ok", null)).field());
+    assertEquals(
+        "delay",
+        assertThrows(
+                InvalidValueException.class, () -> Job.of("ok", "{}").delay(Duration.ofSeconds(-1)))
+            .field());
+    assertEquals(
+        "maxAttempts",
+        assertThrows(InvalidValueException.class, () -> Job.of("ok", "{}").maxAttempts(0)).field());
+    assertEquals(
+        "dedupeKey",
+        assertThrows(
+                InvalidValueException.class, () -> Job.of("ok", "{}").dedupeKey("k".repeat(129)))
+            .field());
+    assertEquals(
+        "retention",
+        assertThrows(
+                InvalidValueException.class, () -> Jobs.builder().retention(Duration.ofSeconds(-1)))
+            .field());
+    assertEquals(
+        "handlers",
+        assertThrows(
+                InvalidValueException.class,
+                () ->
+                    Dispatcher.builder(ds)
+                        .jobs(jobs, new CountingHandler("a"), new CountingHandler("a")))
+            .field());
+    Jobs small = Jobs.builder().payloadLimit(4).build();
+    InvalidValueException tooBig =
+        assertThrows(
+            InvalidValueException.class,
+            () ->
+                Sql.commit(
+                    ds,
+                    c ->
+                        small.enqueueAll(c, List.of(Job.of("ok", "1234"), Job.of("ok", "12345")))));
+    assertEquals("payload", tooBig.field());
+    try (Connection c = ds.getConnection()) {
+      c.setAutoCommit(true);
+      PostboxException e =
+          assertThrows(PostboxException.class, () -> jobs.enqueue(c, Job.of("ok", "{}")));
+      assertTrue(e.getMessage().contains("auto-commit"));
+    }
+    assertEquals(0, count("1 = 1"));
+  }
+}
