@@ -37,7 +37,8 @@ public final class TestDatabase implements AutoCloseable {
   public static TestDatabase postgres() {
     return server(
         Database.POSTGRESQL,
-        env("POSTBOX_POSTGRES_URL", "jdbc:postgresql://127.0.0.1:5432/test"),
+        System.getenv("POSTBOX_POSTGRES_URL"),
+        "jdbc:postgresql://127.0.0.1:5432/test",
         env("POSTBOX_POSTGRES_USER", "postgres"),
         env("POSTBOX_POSTGRES_PASSWORD", ""));
   }
@@ -45,7 +46,8 @@ public final class TestDatabase implements AutoCloseable {
   public static TestDatabase mariadb() {
     return server(
         Database.MYSQL,
-        env("POSTBOX_MARIADB_URL", "jdbc:mariadb://127.0.0.1:3306/test"),
+        System.getenv("POSTBOX_MARIADB_URL"),
+        "jdbc:mariadb://127.0.0.1:3306/test",
         env("POSTBOX_MARIADB_USER", "root"),
         env("POSTBOX_MARIADB_PASSWORD", ""));
   }
@@ -73,7 +75,27 @@ public final class TestDatabase implements AutoCloseable {
     }
   }
 
-  private static TestDatabase server(Database database, String url, String user, String password) {
+  /**
+   * The server at {@code url} if given; else the local server at {@code localUrl}; else, outside CI
+   * and where a Docker engine runs, a Testcontainers server. In CI an unreachable server fails.
+   */
+  private static TestDatabase server(
+      Database database, String url, String localUrl, String user, String password) {
+    if (url != null && !url.isBlank()) {
+      return connect(database, url, user, password);
+    }
+    try {
+      return connect(database, localUrl, user, password);
+    } catch (IllegalStateException unreachable) {
+      if ("true".equalsIgnoreCase(System.getenv("CI")) || !Containers.dockerAvailable()) {
+        throw unreachable;
+      }
+      Containers.Server server = Containers.start(database);
+      return connect(database, server.url(), server.user(), server.password());
+    }
+  }
+
+  private static TestDatabase connect(Database database, String url, String user, String password) {
     HikariDataSource ds = pool(url, user, password, 32);
     try (Connection c = ds.getConnection()) {
       c.isValid(5);
@@ -83,8 +105,8 @@ public final class TestDatabase implements AutoCloseable {
           database
               + " at "
               + url
-              + " is unreachable — start the local server"
-              + " (see .ci/run) or point the environment variable at one: "
+              + " is unreachable — start the local server (see .ci/run), point the environment"
+              + " variable at one, or run Docker for Testcontainers: "
               + e.getMessage(),
           e);
     }
