@@ -46,3 +46,12 @@ CREATE TABLE postbox_jobs (
     -- serves the claim (state = 0) and the retention cleanup (state = 1)
     KEY postbox_jobs_claim (state, available_at, id)
 ) ENGINE = InnoDB DEFAULT CHARSET = utf8mb4 COLLATE = utf8mb4_bin;
+
+-- consumer-side dedupe: one row per (consumer, event) handled, deleted after the retention
+CREATE TABLE postbox_inbox (
+    consumer   VARCHAR(200) NOT NULL,
+    event_id   VARCHAR(128) NOT NULL,
+    created_at DATETIME(6)  NOT NULL,
+    PRIMARY KEY (consumer, event_id),
+    KEY postbox_inbox_created_at (created_at)
+) ENGINE = InnoDB DEFAULT CHARSET = utf8mb4 COLLATE = utf8mb4_bin;

@@ -55,3 +55,13 @@ CREATE TABLE postbox_jobs (
 
 -- serves the claim (state = 0) and the retention cleanup (state = 1, oldest available_at first)
 CREATE INDEX postbox_jobs_claim ON postbox_jobs (state, available_at, id);
+
+-- consumer-side dedupe: one row per (consumer, event) handled, deleted after the retention
+CREATE TABLE postbox_inbox (
+    consumer   VARCHAR(200) NOT NULL,
+    event_id   VARCHAR(128) NOT NULL,
+    created_at TIMESTAMPTZ  NOT NULL DEFAULT now(),
+    PRIMARY KEY (consumer, event_id)
+);
+
+CREATE INDEX postbox_inbox_created_at ON postbox_inbox (created_at);

@@ -47,3 +47,13 @@ CREATE TABLE postbox_jobs (
 );
 
 CREATE INDEX postbox_jobs_claim ON postbox_jobs (state, available_at, id);
+
+-- consumer-side dedupe: one row per (consumer, event) handled, deleted after the retention
+CREATE TABLE postbox_inbox (
+    consumer   TEXT    NOT NULL,
+    event_id   TEXT    NOT NULL,
+    created_at INTEGER NOT NULL,
+    PRIMARY KEY (consumer, event_id)
+);
+
+CREATE INDEX postbox_inbox_created_at ON postbox_inbox (created_at);

@@ -1,8 +1,10 @@
 package dev.postbox;
 
+import dev.postbox.internal.Cleanup;
 import dev.postbox.internal.Lane;
 import dev.postbox.internal.LaneSettings;
 import dev.postbox.internal.ParkNow;
+import dev.postbox.internal.Periodic;
 import dev.postbox.internal.QueueTable;
 import dev.postbox.internal.Require;
 import dev.postbox.internal.Rules;
@@ -41,6 +43,7 @@ public final class Dispatcher implements AutoCloseable {
   private volatile boolean started;
   private volatile boolean closed;
   private Database database;
+  private Periodic inboxCleaner;
 
   private Dispatcher(Builder config) {
     this.config = config;
@@ -106,6 +109,26 @@ public final class Dispatcher implements AutoCloseable {
                   handler.execute(row.item().payload());
                 }));
       }
+      if (config.inbox != null) {
+        Inbox inbox = config.inbox;
+        checkColumns(inbox.table(), "consumer, event_id, created_at");
+        String cleanupSql =
+            dialect.deleteLimited(
+                inbox.table(), "(consumer, event_id)", "created_at < " + dialect.nowPlusMillis());
+        Cleanup cleanup =
+            new Cleanup(
+                config.dataSource,
+                inbox.table(),
+                cleanupSql,
+                inbox.retention(),
+                config.instanceId,
+                () -> closed);
+        inboxCleaner =
+            new Periodic(
+                config.instanceId + "-" + inbox.table() + "-cleanup",
+                List.of(new Periodic.Task(config.cleanupInterval, cleanup)));
+        inboxCleaner.start();
+      }
       for (Lane<?> lane : lanes) {
         lane.start();
       }
@@ -149,6 +172,9 @@ public final class Dispatcher implements AutoCloseable {
       closed = true;
       for (Lane<?> lane : lanes) {
         lane.close();
+      }
+      if (inboxCleaner != null) {
+        inboxCleaner.close();
       }
       if (started) {
         log.info("{} - stopped", config.instanceId);
@@ -197,25 +223,26 @@ public final class Dispatcher implements AutoCloseable {
   }
 
   private void checkTable(QueueTable<?> table) {
+    checkColumns(
+        table.name(),
+        "id, state, attempts, available_at, leased_by, last_error, created_at, "
+            + table.itemColumns());
+  }
+
+  private void checkColumns(String table, String columns) {
     try {
       Jdbc.autoCommit(
           config.dataSource,
           c -> {
             try (var s = c.createStatement()) {
-              s.executeQuery(
-                      "SELECT id, state, attempts, available_at, leased_by, last_error, created_at, "
-                          + table.itemColumns()
-                          + " FROM "
-                          + table.name()
-                          + " WHERE 1 = 0")
-                  .close();
+              s.executeQuery("SELECT " + columns + " FROM " + table + " WHERE 1 = 0").close();
             }
             return null;
           });
     } catch (SQLException e) {
       throw new PostboxException(
           "table "
-              + table.name()
+              + table
               + " not found or not as shipped — run sql/"
               + database.name().toLowerCase(Locale.ROOT)
               + "/schema.sql ("
@@ -231,6 +258,7 @@ public final class Dispatcher implements AutoCloseable {
     private Outbox outbox;
     private Transport transport;
     private Jobs jobs;
+    private Inbox inbox;
     private Map<String, JobHandler> handlers = Map.of();
     private int batchSize = 100;
     private int concurrency = 16;
@@ -271,6 +299,12 @@ public final class Dispatcher implements AutoCloseable {
         }
       }
       this.handlers = Map.copyOf(byName);
+      return this;
+    }
+
+    /** Deletes {@code inbox} rows older than its retention, every {@code cleanupInterval}. */
+    public Builder inbox(Inbox inbox) {
+      this.inbox = Require.notNull("inbox", inbox);
       return this;
     }
 
@@ -359,9 +393,9 @@ public final class Dispatcher implements AutoCloseable {
 
     /** A dispatcher with these options; it does nothing until {@link Dispatcher#start()}. */
     public Dispatcher build() {
-      if (outbox == null && jobs == null) {
+      if (outbox == null && jobs == null && inbox == null) {
         throw new InvalidValueException(
-            "outbox", "or jobs must be set: give the dispatcher outbox(...) and/or jobs(...)");
+            "outbox", "jobs or inbox must be set: give the dispatcher something to do");
       }
       return new Dispatcher(this);
     }

@@ -1,5 +1,6 @@
 package dev.postbox.internal;
 
+import dev.postbox.RejectedMessageException;
 import dev.postbox.internal.dialect.Dialect;
 import dev.postbox.internal.jdbc.Jdbc;
 import java.sql.Connection;
@@ -27,6 +28,7 @@ import org.slf4j.LoggerFactory;
  */
 public final class Lane<T> {
   private static final Logger log = LoggerFactory.getLogger(Lane.class);
+  private static final int RENEW_CHUNK = 500;
 
   private final DataSource dataSource;
   private final QueueTable<T> table;
@@ -34,7 +36,7 @@ public final class Lane<T> {
   private final LaneSettings settings;
   private final Deliverer<T> deliverer;
   private final Completions completions;
-  private final Housekeeper housekeeper;
+  private final Periodic housekeeper;
   private final Outage outage;
   private final String name;
 
@@ -60,7 +62,20 @@ public final class Lane<T> {
     this.deliverer = deliverer;
     this.name = settings.instanceId() + "-" + table.name();
     this.completions = new Completions(dataSource, sql, settings, this::written);
-    this.housekeeper = new Housekeeper(dataSource, sql, settings, held::keySet);
+    List<Periodic.Task> tasks = new ArrayList<>();
+    tasks.add(new Periodic.Task(settings.lease().dividedBy(3), this::renewLeases));
+    if (!settings.retention().isZero()) {
+      Cleanup cleanup =
+          new Cleanup(
+              dataSource,
+              table.name(),
+              sql.cleanup,
+              settings.retention(),
+              settings.instanceId(),
+              () -> stopping);
+      tasks.add(new Periodic.Task(settings.cleanupInterval(), cleanup));
+    }
+    this.housekeeper = new Periodic(name + "-housekeeping", tasks);
     this.outage = new Outage(settings, table.name());
   }
 
@@ -297,7 +312,7 @@ public final class Lane<T> {
     if (e instanceof ParkNow) {
       return new Outcome(row, Outcome.Kind.PARKED, e, Duration.ZERO, elapsed);
     }
-    if (outage.failedAndCounts(row.id())) {
+    if (e instanceof RejectedMessageException || outage.failedAndCounts(row.id())) {
       if (row.attempt() >= max) {
         return new Outcome(row, Outcome.Kind.PARKED, e, Duration.ZERO, elapsed);
       }
@@ -373,6 +388,35 @@ public final class Lane<T> {
       return true;
     } finally {
       lock.unlock();
+    }
+  }
+
+  /** Extends the lease of every row still held (claimed, running or waiting to start). */
+  private void renewLeases() {
+    List<Long> ids = new ArrayList<>(held.keySet());
+    if (ids.isEmpty()) {
+      return;
+    }
+    try {
+      Jdbc.autoCommit(
+          dataSource,
+          c -> {
+            for (int from = 0; from < ids.size(); from += RENEW_CHUNK) {
+              List<Long> chunk = ids.subList(from, Math.min(ids.size(), from + RENEW_CHUNK));
+              try (PreparedStatement ps = c.prepareStatement(sql.extend(chunk.size()))) {
+                int p = 1;
+                ps.setLong(p++, settings.lease().toMillis());
+                ps.setString(p++, settings.instanceId());
+                for (long id : chunk) {
+                  ps.setLong(p++, id);
+                }
+                ps.executeUpdate();
+              }
+            }
+            return null;
+          });
+    } catch (SQLException | RuntimeException e) {
+      log.warn("{} - renewing {} leases failed: {}", name, ids.size(), e.toString());
     }
   }
 

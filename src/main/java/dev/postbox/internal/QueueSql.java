@@ -77,7 +77,8 @@ final class QueueSql {
             + dialect.now()
             + ", leased_by = NULL WHERE id = ? AND leased_by = ? AND attempts = ?";
     this.cleanup =
-        dialect.deleteLimited(table, "state = 1 AND available_at < " + dialect.nowPlusMillis());
+        dialect.deleteLimited(
+            table, "id", "state = 1 AND available_at < " + dialect.nowPlusMillis());
   }
 
   /** Second step of a two-step claim. Params: leased_by, lease millis, then n ids. */

@@ -54,11 +54,18 @@ public interface Dialect {
   String insertSkippingDuplicates(
       String table, String columns, String valueRows, String uniqueColumn);
 
-  /** A DELETE of at most {@code ?} rows (bound last) of {@code table} matching {@code where}. */
-  default String deleteLimited(String table, String where) {
+  /**
+   * A DELETE of at most {@code ?} rows (bound last) of {@code table} matching {@code where}, rows
+   * identified by {@code key} (a column, or columns in parentheses).
+   */
+  default String deleteLimited(String table, String key, String where) {
     return "DELETE FROM "
         + table
-        + " WHERE id IN (SELECT id FROM "
+        + " WHERE "
+        + key
+        + " IN (SELECT "
+        + key.replaceAll("[()]", "")
+        + " FROM "
         + table
         + " WHERE "
         + where

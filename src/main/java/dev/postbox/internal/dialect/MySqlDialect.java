@@ -61,7 +61,7 @@ final class MySqlDialect implements Dialect {
   }
 
   @Override
-  public String deleteLimited(String table, String where) {
+  public String deleteLimited(String table, String key, String where) {
     // MySQL forbids a subquery on the table being deleted from; DELETE … LIMIT is its own form
     return "DELETE FROM " + table + " WHERE " + where + " LIMIT ?";
   }

@@ -1,0 +1,137 @@
+package dev.postbox;
+
+import dev.postbox.internal.IdempotentInsert;
+import dev.postbox.internal.Identifiers;
+import dev.postbox.internal.Require;
+import dev.postbox.internal.Rules;
+import dev.postbox.internal.dialect.Dialect;
+import dev.postbox.internal.dialect.Dialects;
+import dev.postbox.internal.jdbc.Jdbc;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.Types;
+import java.time.Duration;
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The consumer half of effect-once delivery: records that a consumer has handled an event, in the
+ * same transaction as the event's side effects, so a redelivered event is recognised and skipped.
+ *
+ * <p>Thread-safe and immutable once built. {@link #claim} runs only on the connection it is given
+ * and never commits, rolls back or closes it. A {@link Dispatcher} built with {@code inbox(...)}
+ * deletes rows older than the retention.
+ */
+public final class Inbox {
+  private final String table;
+  private final Duration retention;
+  private final boolean allowAutoCommit;
+  private final Database database;
+  private final IdempotentInsert insert;
+  private final Map<Database, Dialect> dialects = new EnumMap<>(Database.class);
+
+  private Inbox(Builder b) {
+    this.table = b.table;
+    this.retention = b.retention;
+    this.allowAutoCommit = b.allowAutoCommit;
+    this.database = b.database;
+    this.insert =
+        new IdempotentInsert(
+            table,
+            "consumer, event_id, created_at",
+            new int[] {Types.VARCHAR, Types.VARCHAR},
+            "consumer, event_id",
+            d -> "(?, ?, " + d.now() + ")");
+    for (Database db : Database.values()) {
+      dialects.put(db, Dialects.of(db));
+    }
+  }
+
+  /** A builder with the defaults: table {@code postbox_inbox}, retention 7 days. */
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  /**
+   * Records that {@code consumer} handles {@code eventId}, in the caller's transaction. Returns
+   * true the first time — apply the side effects in the same transaction, then commit, then
+   * acknowledge the broker — and false for a duplicate, without failing the transaction on any
+   * database. A concurrent claim of the same event waits for this transaction and then returns
+   * false (or true if this one rolls back).
+   *
+   * @param consumer the consuming component, same rules as a topic (1-200 letters, digits, '.',
+   *     '_', '-')
+   * @param eventId the event id, 1-128 characters without control characters
+   * @throws PostboxException if the connection is in auto-commit mode (unless allowed) or the
+   *     INSERT fails
+   */
+  public boolean claim(Connection connection, String consumer, String eventId) {
+    Object[] row = {Rules.name("consumer", consumer), Rules.eventId("eventId", eventId)};
+    try {
+      Require.notNull("connection", connection);
+      if (!allowAutoCommit && connection.getAutoCommit()) {
+        throw new PostboxException(
+            "the connection is in auto-commit mode, so the claim would commit apart from the side"
+                + " effects — call connection.setAutoCommit(false), or build the inbox with"
+                + " allowAutoCommit(true)");
+      }
+      Dialect dialect = dialects.get(database != null ? database : Dialects.detect(connection));
+      return insert.insert(connection, dialect, List.<Object[]>of(row)) == 1;
+    } catch (SQLException e) {
+      throw Jdbc.wrap("claiming " + eventId + " for " + consumer + " in " + table, e);
+    }
+  }
+
+  /** The inbox table's name as configured. */
+  public String table() {
+    return table;
+  }
+
+  /** How long rows are kept before a dispatcher's cleanup deletes them. */
+  public Duration retention() {
+    return retention;
+  }
+
+  /** Configures an {@link Inbox}; each option is validated as it is set. Not thread-safe. */
+  public static final class Builder {
+    private String table = "postbox_inbox";
+    private Duration retention = Duration.ofDays(7);
+    private boolean allowAutoCommit;
+    private Database database;
+
+    private Builder() {}
+
+    /** The inbox table, {@code name} or {@code schema.name}; default {@code postbox_inbox}. */
+    public Builder table(String table) {
+      this.table = Identifiers.tableName("table", table);
+      return this;
+    }
+
+    /**
+     * How long a handled event is remembered, 1 minute to 3650 days; default 7 days. Must exceed
+     * the longest time the broker may redeliver an event.
+     */
+    public Builder retention(Duration retention) {
+      this.retention =
+          Require.between("retention", retention, Duration.ofMinutes(1), Duration.ofDays(3650));
+      return this;
+    }
+
+    /** Accepts auto-commit connections (the claim then commits on its own); default false. */
+    public Builder allowAutoCommit(boolean allow) {
+      this.allowAutoCommit = allow;
+      return this;
+    }
+
+    /** Forces the SQL dialect instead of detecting it from each connection's metadata. */
+    public Builder database(Database database) {
+      this.database = Require.notNull("database", database);
+      return this;
+    }
+
+    public Inbox build() {
+      return new Inbox(this);
+    }
+  }
+}

@@ -1,0 +1,10 @@
+package dev.postbox;
+
+import dev.postbox.testing.TestDatabase;
+
+class MariaDbInboxTest extends InboxContractTest {
+  @Override
+  protected TestDatabase open() {
+    return TestDatabase.mariadb();
+  }
+}
