@@ -3,9 +3,7 @@ package dev.postbox.internal;
 import dev.postbox.RejectedMessageException;
 import dev.postbox.internal.dialect.Dialect;
 import dev.postbox.internal.jdbc.Jdbc;
-import java.sql.Connection;
 import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -35,6 +33,7 @@ public final class Lane<T> {
   private final QueueSql sql;
   private final LaneSettings settings;
   private final Deliverer<T> deliverer;
+  private final Claimer<T> claimer;
   private final Completions completions;
   private final Periodic housekeeper;
   private final Outage outage;
@@ -61,6 +60,7 @@ public final class Lane<T> {
     this.settings = settings;
     this.deliverer = deliverer;
     this.name = settings.instanceId() + "-" + table.name();
+    this.claimer = new Claimer<>(dataSource, sql, table, settings);
     this.completions = new Completions(dataSource, sql, settings, this::written);
     List<Periodic.Task> tasks = new ArrayList<>();
     tasks.add(new Periodic.Task(settings.lease().dividedBy(3), this::renewLeases));
@@ -162,101 +162,11 @@ public final class Lane<T> {
   }
 
   private List<Claimed<T>> claim(int limit) throws SQLException {
-    Dialect dialect = sql.dialect;
-    List<Claimed<T>> rows = new ArrayList<>(limit);
-    Retry.transients(
-        dialect,
-        () -> {
-          rows.clear();
-          if (dialect.claimsWithUpdateReturning()) {
-            claimReturning(limit, rows);
-          } else {
-            Jdbc.inTransaction(
-                dataSource, dialect.claimIsolation(), c -> claimSelectThenUpdate(c, limit, rows));
-          }
-          return null;
-        });
+    List<Claimed<T>> rows = claimer.claim(limit);
     for (Claimed<T> row : rows) {
       held.put(row.id(), row);
     }
     return rows;
-  }
-
-  private void claimReturning(int limit, List<Claimed<T>> rows) throws SQLException {
-    Dialect dialect = sql.dialect;
-    try (Connection c = dataSource.getConnection()) {
-      boolean explicit = c.getAutoCommit() && dialect.beginClaim(c);
-      boolean autoCommit = c.getAutoCommit();
-      try (PreparedStatement ps = c.prepareStatement(sql.claimReturning)) {
-        ps.setString(1, settings.instanceId());
-        ps.setLong(2, settings.lease().toMillis());
-        ps.setInt(3, limit);
-        try (ResultSet rs = ps.executeQuery()) {
-          read(rs, 0, rows);
-        }
-        commit(c, explicit, autoCommit);
-      } catch (SQLException | RuntimeException e) {
-        rollback(c, explicit, autoCommit, e);
-        throw e;
-      }
-    }
-  }
-
-  private Void claimSelectThenUpdate(Connection c, int limit, List<Claimed<T>> rows)
-      throws SQLException {
-    try (PreparedStatement ps = c.prepareStatement(sql.claimSelect)) {
-      ps.setInt(1, limit);
-      try (ResultSet rs = ps.executeQuery()) {
-        read(rs, 1, rows);
-      }
-    }
-    if (rows.isEmpty()) {
-      return null;
-    }
-    try (PreparedStatement ps = c.prepareStatement(sql.claimUpdate(rows.size()))) {
-      int p = 1;
-      ps.setString(p++, settings.instanceId());
-      ps.setLong(p++, settings.lease().toMillis());
-      for (Claimed<T> row : rows) {
-        ps.setLong(p++, row.id());
-      }
-      ps.executeUpdate();
-    }
-    return null;
-  }
-
-  private void read(ResultSet rs, int attemptOffset, List<Claimed<T>> rows) throws SQLException {
-    while (rs.next()) {
-      long id = rs.getLong("id");
-      int attempt = rs.getInt("attempts") + attemptOffset;
-      rows.add(table.reader().read(rs, sql.dialect, id, attempt));
-    }
-  }
-
-  private static void commit(Connection c, boolean explicit, boolean autoCommit)
-      throws SQLException {
-    if (explicit) {
-      try (var s = c.createStatement()) {
-        s.execute("COMMIT");
-      }
-    } else if (!autoCommit) {
-      c.commit();
-    }
-  }
-
-  private static void rollback(
-      Connection c, boolean explicit, boolean autoCommit, Exception cause) {
-    try {
-      if (explicit) {
-        try (var s = c.createStatement()) {
-          s.execute("ROLLBACK");
-        }
-      } else if (!autoCommit) {
-        c.rollback();
-      }
-    } catch (SQLException e) {
-      cause.addSuppressed(e);
-    }
   }
 
   private void startAll(List<Claimed<T>> rows) {

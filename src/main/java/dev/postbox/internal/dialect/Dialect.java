@@ -1,10 +1,10 @@
 package dev.postbox.internal.dialect;
 
 import dev.postbox.Database;
-import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Instant;
+import java.util.List;
 
 /**
  * What differs between databases, and nothing else: the clock expression, timestamp reading, the
@@ -33,17 +33,12 @@ public interface Dialect {
   String skipLocked();
 
   /**
-   * Opens the claim transaction on an auto-commit connection when the database needs an explicit
-   * form (SQLite: {@code BEGIN IMMEDIATE}); returns false if {@link
-   * java.sql.Connection#setAutoCommit} should be used instead.
+   * Statements that open the claim transaction on a connection in auto-commit mode, ended by a
+   * plain {@code COMMIT} (SQLite: {@code BEGIN IMMEDIATE}). Empty if the claim needs none (a
+   * one-statement claim is atomic on its own) or uses JDBC's {@code setAutoCommit(false)}.
    */
-  default boolean beginClaim(Connection c) throws SQLException {
-    return false;
-  }
-
-  /** Isolation for claim transactions, or {@link Connection#TRANSACTION_NONE} to leave it as is. */
-  default int claimIsolation() {
-    return Connection.TRANSACTION_NONE;
+  default List<String> beginClaim() {
+    return List.of();
   }
 
   /**

@@ -1,12 +1,12 @@
 package dev.postbox.internal.dialect;
 
 import dev.postbox.Database;
-import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Instant;
 import java.time.LocalDateTime;
 import java.time.ZoneOffset;
+import java.util.List;
 
 /**
  * MySQL 8 / MariaDB 10.6+: no UPDATE … RETURNING and no LIMIT in an IN subquery, so the claim is a
@@ -47,8 +47,10 @@ final class MySqlDialect implements Dialect {
   }
 
   @Override
-  public int claimIsolation() {
-    return Connection.TRANSACTION_READ_COMMITTED;
+  public List<String> beginClaim() {
+    // READ COMMITTED: no gap locks, so claims neither deadlock with nor block concurrent INSERTs;
+    // SET TRANSACTION applies to the next transaction only, so nothing needs restoring afterwards
+    return List.of("SET TRANSACTION ISOLATION LEVEL READ COMMITTED", "START TRANSACTION");
   }
 
   @Override

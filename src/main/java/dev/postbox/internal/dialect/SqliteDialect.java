@@ -1,11 +1,10 @@
 package dev.postbox.internal.dialect;
 
 import dev.postbox.Database;
-import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Statement;
 import java.time.Instant;
+import java.util.List;
 
 /**
  * SQLite 3.35+: one writer per file, so the claim takes the write lock up front with {@code BEGIN
@@ -48,11 +47,8 @@ final class SqliteDialect implements Dialect {
   }
 
   @Override
-  public boolean beginClaim(Connection c) throws SQLException {
-    try (Statement s = c.createStatement()) {
-      s.execute("BEGIN IMMEDIATE");
-    }
-    return true;
+  public List<String> beginClaim() {
+    return List.of("BEGIN IMMEDIATE");
   }
 
   @Override

@@ -1,0 +1,131 @@
+package dev.postbox.internal;
+
+import dev.postbox.internal.dialect.Dialect;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.List;
+import javax.sql.DataSource;
+
+/**
+ * Claims due rows in one short transaction: one UPDATE … RETURNING where the database has it, else
+ * a locking SELECT that skips held rows plus an UPDATE by primary key. Each claimed row gets {@code
+ * leased_by}, {@code attempts + 1} and {@code available_at = now + lease}, all by the database
+ * clock. Deadlocks and busy errors are retried.
+ */
+final class Claimer<T> {
+  private final DataSource dataSource;
+  private final QueueSql sql;
+  private final QueueTable<T> table;
+  private final LaneSettings settings;
+  private final List<String> begin;
+
+  Claimer(DataSource dataSource, QueueSql sql, QueueTable<T> table, LaneSettings settings) {
+    this.dataSource = dataSource;
+    this.sql = sql;
+    this.table = table;
+    this.settings = settings;
+    this.begin = sql.dialect.beginClaim();
+  }
+
+  List<Claimed<T>> claim(int limit) throws SQLException {
+    List<Claimed<T>> rows = new ArrayList<>(limit);
+    Retry.transients(
+        sql.dialect,
+        () -> {
+          rows.clear();
+          try (Connection c = dataSource.getConnection()) {
+            inTransaction(c, () -> claimOnce(c, limit, rows));
+          }
+          return null;
+        });
+    return rows;
+  }
+
+  private interface Work {
+    void run() throws SQLException;
+  }
+
+  private void inTransaction(Connection c, Work work) throws SQLException {
+    Dialect dialect = sql.dialect;
+    if (!c.getAutoCommit()) {
+      c.setAutoCommit(true); // a pool may hand out connections either way; start from a known state
+    }
+    boolean explicit = !begin.isEmpty();
+    boolean jdbc = !explicit && !dialect.claimsWithUpdateReturning();
+    try (Statement s = c.createStatement()) {
+      for (String statement : begin) {
+        s.execute(statement);
+      }
+      if (jdbc) {
+        c.setAutoCommit(false);
+      }
+      try {
+        work.run();
+        if (explicit) {
+          s.execute("COMMIT");
+        } else if (jdbc) {
+          c.commit();
+        }
+      } catch (SQLException | RuntimeException e) {
+        try {
+          if (explicit) {
+            s.execute("ROLLBACK");
+          } else if (jdbc) {
+            c.rollback();
+          }
+        } catch (SQLException rollbackFailure) {
+          e.addSuppressed(rollbackFailure);
+        }
+        throw e;
+      } finally {
+        if (jdbc) {
+          c.setAutoCommit(true);
+        }
+      }
+    }
+  }
+
+  private void claimOnce(Connection c, int limit, List<Claimed<T>> rows) throws SQLException {
+    if (sql.dialect.claimsWithUpdateReturning()) {
+      try (PreparedStatement ps = c.prepareStatement(sql.claimReturning)) {
+        ps.setString(1, settings.instanceId());
+        ps.setLong(2, settings.lease().toMillis());
+        ps.setInt(3, limit);
+        try (ResultSet rs = ps.executeQuery()) {
+          read(rs, 0, rows);
+        }
+      }
+      return;
+    }
+    try (PreparedStatement ps = c.prepareStatement(sql.claimSelect)) {
+      ps.setInt(1, limit);
+      try (ResultSet rs = ps.executeQuery()) {
+        read(rs, 1, rows); // the SELECT sees attempts before the UPDATE adds one
+      }
+    }
+    if (rows.isEmpty()) {
+      return;
+    }
+    try (PreparedStatement ps = c.prepareStatement(sql.claimUpdate(rows.size()))) {
+      int p = 1;
+      ps.setString(p++, settings.instanceId());
+      ps.setLong(p++, settings.lease().toMillis());
+      for (Claimed<T> row : rows) {
+        ps.setLong(p++, row.id());
+      }
+      ps.executeUpdate();
+    }
+  }
+
+  private void read(ResultSet rs, int attemptOffset, List<Claimed<T>> rows) throws SQLException {
+    while (rs.next()) {
+      long id = rs.getLong("id");
+      int attempt = rs.getInt("attempts") + attemptOffset;
+      rows.add(table.reader().read(rs, sql.dialect, id, attempt));
+    }
+  }
+}
