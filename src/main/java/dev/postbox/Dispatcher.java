@@ -5,6 +5,7 @@ import dev.postbox.internal.Lane;
 import dev.postbox.internal.LaneSettings;
 import dev.postbox.internal.ParkNow;
 import dev.postbox.internal.Periodic;
+import dev.postbox.internal.PostgresNotifications;
 import dev.postbox.internal.QueueTable;
 import dev.postbox.internal.Require;
 import dev.postbox.internal.Rules;
@@ -15,6 +16,7 @@ import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -44,6 +46,7 @@ public final class Dispatcher implements AutoCloseable {
   private volatile boolean closed;
   private Database database;
   private Periodic inboxCleaner;
+  private PostgresNotifications notifications;
 
   private Dispatcher(Builder config) {
     this.config = config;
@@ -73,78 +76,101 @@ public final class Dispatcher implements AutoCloseable {
             config.instanceId + " - dispatcher already " + (closed ? "closed" : "started"));
       }
       Dialect dialect = Dialects.of(database = detect());
+      Map<String, Runnable> channels = new HashMap<>();
       if (config.outbox != null) {
-        checkTable(config.outbox.queueTable());
-        Transport transport = config.transport;
-        lanes.add(
-            new Lane<>(
-                config.dataSource,
-                dialect,
-                config.outbox.queueTable(),
-                settings(config.maxAttempts, Duration.ZERO, true),
-                row -> transport.send(row.item())));
+        Lane<?> lane = outboxLane(dialect);
+        lanes.add(lane);
+        if (config.outbox.notifies()) {
+          channels.put(PostgresNotifications.channel(lane.table()), lane::wakeUp);
+        }
       }
       if (config.jobs != null) {
-        checkTable(config.jobs.queueTable());
-        Map<String, JobHandler> handlers = config.handlers;
-        String instance = config.instanceId;
-        lanes.add(
-            new Lane<>(
-                config.dataSource,
-                dialect,
-                config.jobs.queueTable(),
-                settings(config.maxAttempts, config.jobs.retention(), false),
-                row -> {
-                  JobHandler handler = handlers.get(row.item().name());
-                  if (handler == null) {
-                    throw new ParkNow(
-                        "no handler for job name '"
-                            + row.item().name()
-                            + "' on "
-                            + instance
-                            + " (registered: "
-                            + handlers.keySet()
-                            + ")");
-                  }
-                  handler.execute(row.item().payload());
-                }));
+        Lane<?> lane = jobsLane(dialect);
+        lanes.add(lane);
+        if (config.jobs.notifies()) {
+          channels.put(PostgresNotifications.channel(lane.table()), lane::wakeUp);
+        }
       }
       if (config.inbox != null) {
-        Inbox inbox = config.inbox;
-        checkColumns(inbox.table(), "consumer, event_id, created_at");
-        String cleanupSql =
-            dialect.deleteLimited(
-                inbox.table(), "(consumer, event_id)", "created_at < " + dialect.nowPlusMillis());
-        Cleanup cleanup =
-            new Cleanup(
-                config.dataSource,
-                inbox.table(),
-                cleanupSql,
-                inbox.retention(),
-                config.instanceId,
-                () -> closed);
-        inboxCleaner =
-            new Periodic(
-                config.instanceId + "-" + inbox.table() + "-cleanup",
-                List.of(new Periodic.Task(config.cleanupInterval, cleanup)));
+        inboxCleaner = inboxCleaner(dialect);
         inboxCleaner.start();
+      }
+      if (!channels.isEmpty() && database == Database.POSTGRESQL) {
+        notifications = new PostgresNotifications(config.dataSource, channels, config.instanceId);
+        notifications.start();
       }
       for (Lane<?> lane : lanes) {
         lane.start();
       }
       started = true;
       log.info(
-          "{} - started on {}: {} (batch {}, concurrency {}, poll {} ms, lease {} s)",
+          "{} - started on {}: {} (batch {}, concurrency {}, poll {} ms, lease {} s{})",
           config.instanceId,
           database,
           lanes.stream().map(Lane::table).toList(),
           config.batchSize,
           config.concurrency,
           config.pollInterval.toMillis(),
-          config.lease.toSeconds());
+          config.lease.toSeconds(),
+          notifications == null ? "" : ", LISTEN " + channels.keySet());
     } finally {
       lifecycle.unlock();
     }
+  }
+
+  private Lane<Envelope> outboxLane(Dialect dialect) {
+    checkTable(config.outbox.queueTable());
+    Transport transport = config.transport;
+    return new Lane<>(
+        config.dataSource,
+        dialect,
+        config.outbox.queueTable(),
+        settings(config.maxAttempts, Duration.ZERO, true),
+        row -> transport.send(row.item()));
+  }
+
+  private Lane<Jobs.JobRun> jobsLane(Dialect dialect) {
+    checkTable(config.jobs.queueTable());
+    Map<String, JobHandler> handlers = config.handlers;
+    String instance = config.instanceId;
+    return new Lane<>(
+        config.dataSource,
+        dialect,
+        config.jobs.queueTable(),
+        settings(config.maxAttempts, config.jobs.retention(), false),
+        row -> {
+          JobHandler handler = handlers.get(row.item().name());
+          if (handler == null) {
+            throw new ParkNow(
+                "no handler for job name '"
+                    + row.item().name()
+                    + "' on "
+                    + instance
+                    + " (registered: "
+                    + handlers.keySet()
+                    + ")");
+          }
+          handler.execute(row.item().payload());
+        });
+  }
+
+  private Periodic inboxCleaner(Dialect dialect) {
+    Inbox inbox = config.inbox;
+    checkColumns(inbox.table(), "consumer, event_id, created_at");
+    String sql =
+        dialect.deleteLimited(
+            inbox.table(), "(consumer, event_id)", "created_at < " + dialect.nowPlusMillis());
+    Cleanup cleanup =
+        new Cleanup(
+            config.dataSource,
+            inbox.table(),
+            sql,
+            inbox.retention(),
+            config.instanceId,
+            () -> closed);
+    return new Periodic(
+        config.instanceId + "-" + inbox.table() + "-cleanup",
+        List.of(new Periodic.Task(config.cleanupInterval, cleanup)));
   }
 
   /**
@@ -170,6 +196,9 @@ public final class Dispatcher implements AutoCloseable {
         return;
       }
       closed = true;
+      if (notifications != null) {
+        notifications.close();
+      }
       for (Lane<?> lane : lanes) {
         lane.close();
       }

@@ -42,7 +42,8 @@ public final class Inbox {
             "consumer, event_id, created_at",
             new int[] {Types.VARCHAR, Types.VARCHAR},
             "consumer, event_id",
-            d -> "(?, ?, " + d.now() + ")");
+            d -> "(?, ?, " + d.now() + ")",
+            null);
     for (Database db : Database.values()) {
       dialects.put(db, Dialects.of(db));
     }

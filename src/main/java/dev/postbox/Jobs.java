@@ -3,6 +3,7 @@ package dev.postbox;
 import dev.postbox.internal.Claimed;
 import dev.postbox.internal.IdempotentInsert;
 import dev.postbox.internal.Identifiers;
+import dev.postbox.internal.PostgresNotifications;
 import dev.postbox.internal.QueueAdmin;
 import dev.postbox.internal.QueueTable;
 import dev.postbox.internal.Require;
@@ -42,6 +43,7 @@ public final class Jobs {
   private final int maxAttempts;
   private final Duration retention;
   private final Database database;
+  private final boolean notify;
   private final QueueTable<JobRun> queueTable;
   private final QueueAdmin admin;
   private final IdempotentInsert insert;
@@ -57,6 +59,7 @@ public final class Jobs {
     this.maxAttempts = b.maxAttempts;
     this.retention = b.retention;
     this.database = b.database;
+    this.notify = b.notify;
     this.queueTable =
         new QueueTable<>(
             table, "name, payload, max_attempts", "id", "name", ", dedupe_key = NULL", Jobs::read);
@@ -67,7 +70,8 @@ public final class Jobs {
             COLUMNS,
             TYPES,
             "dedupe_key",
-            d -> "(?, ?, ?, ?, " + d.nowPlusMillis() + ", " + d.now() + ")");
+            d -> "(?, ?, ?, ?, " + d.nowPlusMillis() + ", " + d.now() + ")",
+            b.notify ? PostgresNotifications.channel(b.table) : null);
     for (Database db : Database.values()) {
       dialects.put(db, Dialects.of(db));
     }
@@ -189,6 +193,10 @@ public final class Jobs {
     return queueTable;
   }
 
+  boolean notifies() {
+    return notify;
+  }
+
   Duration retention() {
     return retention;
   }
@@ -217,6 +225,7 @@ public final class Jobs {
     private int maxAttempts = 5;
     private Duration retention = Duration.ofDays(1);
     private Database database;
+    private boolean notify;
 
     private Builder() {}
 
@@ -251,6 +260,18 @@ public final class Jobs {
     public Builder retention(Duration retention) {
       this.retention =
           Require.between("retention", retention, Duration.ZERO, Duration.ofDays(3650));
+      return this;
+    }
+
+    /**
+     * On PostgreSQL, makes each enqueue also {@code NOTIFY} the table's channel (in the same
+     * statement, delivered only if the transaction commits), and dispatchers {@code LISTEN} on it,
+     * holding one pooled connection: rows added by other instances are claimed at once instead of
+     * at the next poll. Ignored on other databases; default false (in-process {@link
+     * Dispatcher#wakeUp()} and polling only).
+     */
+    public Builder notifyOnEnqueue(boolean notify) {
+      this.notify = notify;
       return this;
     }
 

@@ -5,6 +5,7 @@ import dev.postbox.internal.HeadersCodec;
 import dev.postbox.internal.IdempotentInsert;
 import dev.postbox.internal.Identifiers;
 import dev.postbox.internal.Ids;
+import dev.postbox.internal.PostgresNotifications;
 import dev.postbox.internal.QueueAdmin;
 import dev.postbox.internal.QueueTable;
 import dev.postbox.internal.Require;
@@ -42,6 +43,7 @@ public final class Outbox {
   private final boolean allowAutoCommit;
   private final Supplier<Map<String, String>> headerSupplier;
   private final Database database;
+  private final boolean notify;
   private final QueueTable<Envelope> queueTable;
   private final QueueAdmin admin;
   private final IdempotentInsert insert;
@@ -53,6 +55,7 @@ public final class Outbox {
     this.allowAutoCommit = b.allowAutoCommit;
     this.headerSupplier = b.headers;
     this.database = b.database;
+    this.notify = b.notify;
     this.queueTable =
         new QueueTable<>(
             table,
@@ -68,7 +71,8 @@ public final class Outbox {
             COLUMNS,
             TYPES,
             "event_id",
-            d -> "(?, ?, ?, ?, ?, " + d.now() + ", " + d.now() + ")");
+            d -> "(?, ?, ?, ?, ?, " + d.now() + ", " + d.now() + ")",
+            b.notify ? PostgresNotifications.channel(b.table) : null);
     for (Database db : Database.values()) {
       dialects.put(db, Dialects.of(db));
     }
@@ -180,6 +184,10 @@ public final class Outbox {
     return queueTable;
   }
 
+  boolean notifies() {
+    return notify;
+  }
+
   Database database() {
     return database;
   }
@@ -238,6 +246,7 @@ public final class Outbox {
     private boolean allowAutoCommit;
     private Supplier<Map<String, String>> headers;
     private Database database;
+    private boolean notify;
 
     private Builder() {}
 
@@ -268,6 +277,18 @@ public final class Outbox {
      */
     public Builder headers(Supplier<Map<String, String>> supplier) {
       this.headers = Require.notNull("headers", supplier);
+      return this;
+    }
+
+    /**
+     * On PostgreSQL, makes each add also {@code NOTIFY} the table's channel (in the same statement,
+     * delivered only if the transaction commits), and dispatchers {@code LISTEN} on it, holding one
+     * pooled connection: rows added by other instances are claimed at once instead of at the next
+     * poll. Ignored on other databases; default false (in-process {@link Dispatcher#wakeUp()} and
+     * polling only).
+     */
+    public Builder notifyOnAdd(boolean notify) {
+      this.notify = notify;
       return this;
     }
 

@@ -3,6 +3,7 @@ package dev.postbox.internal;
 import dev.postbox.internal.dialect.Dialect;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
+import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.List;
 import java.util.Map;
@@ -23,24 +24,29 @@ public final class IdempotentInsert {
   private final int[] types;
   private final String uniqueColumn;
   private final Function<Dialect, String> valueTuple;
+  private final String notifyChannel;
   private final Map<Object, String> statements = new ConcurrentHashMap<>();
 
   /**
    * @param columns the inserted columns, comma-separated
    * @param types the {@link java.sql.Types} of the bound parameters of one row, in order
    * @param valueTuple one row's "(?, ?, …)" for a dialect (may use its clock expressions)
+   * @param notifyChannel where the database has notifications, the channel each insert notifies;
+   *     null for none
    */
   public IdempotentInsert(
       String table,
       String columns,
       int[] types,
       String uniqueColumn,
-      Function<Dialect, String> valueTuple) {
+      Function<Dialect, String> valueTuple,
+      String notifyChannel) {
     this.table = table;
     this.columns = columns;
     this.types = types.clone();
     this.uniqueColumn = uniqueColumn;
     this.valueTuple = valueTuple;
+    this.notifyChannel = notifyChannel;
   }
 
   /** Inserts {@code rows} (each holding one value per type); returns how many were new. */
@@ -96,6 +102,10 @@ public final class IdempotentInsert {
         skipping
             ? d.insertSkippingDuplicates(table, columns, values.toString(), uniqueColumn)
             : "INSERT INTO " + table + " (" + columns + ") VALUES " + values;
+    if (sql != null && skipping && notifyChannel != null) {
+      String notifying = d.insertAndNotify(sql, notifyChannel);
+      sql = notifying != null ? notifying : sql;
+    }
     if (rows <= 16 || rows == CHUNK) {
       statements.put(cacheKey, sql == null ? "" : sql);
     }
@@ -117,6 +127,12 @@ public final class IdempotentInsert {
           } else {
             ps.setLong(p++, (Long) value);
           }
+        }
+      }
+      if (sql.startsWith("WITH")) { // insert and notify: the count comes back as a row
+        try (ResultSet rs = ps.executeQuery()) {
+          rs.next();
+          return rs.getInt(1);
         }
       }
       return ps.executeUpdate();

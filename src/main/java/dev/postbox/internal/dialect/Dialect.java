@@ -67,6 +67,15 @@ public interface Dialect {
         + " LIMIT ?)";
   }
 
+  /**
+   * {@code insert} (an insert-if-absent from {@link #insertSkippingDuplicates}) turned into one
+   * statement that also notifies {@code channel} and returns the inserted count as its only row;
+   * null if the database has no notifications.
+   */
+  default String insertAndNotify(String insert, String channel) {
+    return null;
+  }
+
   /** True if {@code e} reports a unique-key violation. */
   boolean isDuplicateKey(SQLException e);
 

@@ -56,6 +56,17 @@ final class PostgresDialect implements Dialect {
   }
 
   @Override
+  public String insertAndNotify(String insert, String channel) {
+    // one round trip; NOTIFY is delivered at commit, never for a rolled-back transaction, and
+    // PostgreSQL folds identical notifications of one transaction into one
+    return "WITH added AS ("
+        + insert
+        + " RETURNING 1) SELECT COUNT(*), pg_notify('"
+        + channel
+        + "', '') FROM added";
+  }
+
+  @Override
   public boolean isDuplicateKey(SQLException e) {
     return "23505".equals(e.getSQLState());
   }
