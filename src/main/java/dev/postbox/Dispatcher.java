@@ -113,6 +113,9 @@ public final class Dispatcher implements AutoCloseable {
           config.pollInterval.toMillis(),
           config.lease.toSeconds(),
           notifications == null ? "" : ", LISTEN " + channels.keySet());
+    } catch (RuntimeException e) {
+      lanes.clear(); // nothing was started: a later start() begins afresh
+      throw e;
     } finally {
       lifecycle.unlock();
     }
