@@ -15,7 +15,10 @@ public interface Listener {
   /** A claim on {@code table} leased {@code count} rows (never called for empty claims). */
   default void claimed(String table, int count) {}
 
-  /** A delivery succeeded after {@code elapsed}. */
+  /**
+   * The transport accepted a message (or a job handler returned) after {@code elapsed}. Reported
+   * even when the outcome could not be recorded because the lease was lost ({@link #leaseLost}).
+   */
   default void delivered(Delivery delivery, Duration elapsed) {}
 
   /** A delivery failed and will be retried after {@code retryIn}. */
