@@ -26,8 +26,9 @@ import org.slf4j.MDC;
  * {@link #enqueue} blocks its caller while {@code capacity} tasks are already waiting.
  *
  * <p>Every accepted task ends in exactly one of the counters of {@link Stats}: completed, failed
- * (it threw; logged at WARN) or discarded (dropped or interrupted by {@link #close()}), so once
- * {@code close()} has returned, {@code submitted == completed + failed + discarded}.
+ * (it threw; logged at WARN with the exception) or discarded (dropped or interrupted by {@link
+ * #close()}), so once {@code close()} has returned, {@code submitted == completed + failed +
+ * discarded}. Tasks start in the order they were accepted.
  */
 public final class BackgroundQueue implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(BackgroundQueue.class);
@@ -54,9 +55,11 @@ public final class BackgroundQueue implements AutoCloseable {
   private final ReentrantLock lock = new ReentrantLock();
   private final Condition notFull = lock.newCondition();
   private final Condition idle = lock.newCondition(); // also signalled on termination
-  // Guarded by lock. The `workers` permits are slots: a task takes a free slot before its thread
-  // starts, and when it ends passes the slot straight to the next waiting task, whose thread it
-  // then starts. A free slot therefore means that no task is waiting.
+  // Guarded by lock. The semaphore of `workers` permits is kept as slots under the queue's lock,
+  // so that "take a permit or wait in line" is one step. A task takes a free slot before its
+  // thread starts; when it ends it passes the slot straight to the next waiting task and starts
+  // that task's thread. A free slot therefore means that no task is waiting. The slots also tell
+  // close() which tasks to interrupt.
   private final ArrayDeque<Worker> waiting = new ArrayDeque<>();
   private final Worker[] slots;
   private final int[] freeSlots;
@@ -99,6 +102,7 @@ public final class BackgroundQueue implements AutoCloseable {
    *
    * @throws PostboxException if the queue is closed (also when it closes while the caller waits),
    *     or if the caller is interrupted while waiting (its interrupt status is kept)
+   * @throws InvalidValueException if {@code task} is null
    */
   public void enqueue(BackgroundTask task) {
     put(task, Long.MAX_VALUE);
@@ -112,6 +116,8 @@ public final class BackgroundQueue implements AutoCloseable {
    *
    * @return false if the queue stayed full for {@code timeout}; the task was not added
    * @throws PostboxException if the queue is closed or the caller is interrupted while waiting
+   * @throws InvalidValueException if {@code task} or {@code timeout} is null, or if {@code timeout}
+   *     is negative
    */
   public boolean offer(BackgroundTask task, Duration timeout) {
     Require.notNull("timeout", timeout);
@@ -147,7 +153,7 @@ public final class BackgroundQueue implements AutoCloseable {
     } finally {
       lock.unlock();
     }
-    worker.thread.start();
+    threads.newThread(worker).start();
     return true;
   }
 
@@ -280,7 +286,7 @@ public final class BackgroundQueue implements AutoCloseable {
     private final BackgroundTask task;
     private final Map<String, String> mdc;
     private final AtomicInteger state = new AtomicInteger(NEW);
-    private final Thread thread = threads.newThread(this); // started only with a permit
+    private volatile Thread thread; // set when it starts, before it can be RUNNING
     private int slot = -1; // guarded by lock
 
     Worker(BackgroundTask task, Map<String, String> mdc) {
@@ -290,12 +296,16 @@ public final class BackgroundQueue implements AutoCloseable {
 
     @Override
     public void run() {
-      if (state.compareAndSet(NEW, RUNNING)) {
-        runTask();
-      }
-      Worker next = handOver();
-      if (next != null) {
-        next.thread.start();
+      thread = Thread.currentThread();
+      try {
+        if (state.compareAndSet(NEW, RUNNING)) {
+          runTask();
+        }
+      } finally {
+        Worker next = handOver();
+        if (next != null) {
+          threads.newThread(next).start();
+        }
       }
     }
 
@@ -316,14 +326,13 @@ public final class BackgroundQueue implements AutoCloseable {
         }
         if (failure == null) {
           completed.increment();
-          return;
-        }
-        if (failure instanceof Exception) {
+        } else if (failure instanceof Exception) {
+          failed.increment();
           log.warn("{} - task failed", name, failure);
         } else {
+          failed.increment();
           log.error("{} - task failed", name, failure);
         }
-        failed.increment();
       } finally {
         MDC.clear();
       }
