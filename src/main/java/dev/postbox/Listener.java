@@ -21,7 +21,10 @@ public interface Listener {
    */
   default void delivered(Delivery delivery, Duration elapsed) {}
 
-  /** A delivery failed and will be retried after {@code retryIn}. */
+  /**
+   * A delivery failed and will be retried after {@code retryIn}; also reported during an outage,
+   * when the attempt is not counted.
+   */
   default void failed(Delivery delivery, Throwable error, Duration retryIn) {}
 
   /** A row was parked after its last attempt (or at once, e.g. a job with no handler). */

@@ -304,6 +304,41 @@ public abstract class OutboxContractTest extends DatabaseTest {
   }
 
   @Test
+  void outagePauseGrowsOnlyWhenTheProbeFailsNotForEveryDeliveryInFlight() {
+    // regression: 16 in-flight failures each doubled the pause, so a short outage cost 30 s
+    List<Message> messages = new ArrayList<>();
+    for (int i = 0; i < 20; i++) {
+      messages.add(Message.of("t", "{}").eventId("f-" + i));
+    }
+    add(messages.toArray(Message[]::new));
+    CountDownLatch allInFlight = new CountDownLatch(16);
+    AtomicBoolean brokerUp = new AtomicBoolean(false);
+    AtomicInteger failed = new AtomicInteger();
+    RecordingTransport transport =
+        new RecordingTransport() {
+          @Override
+          public void send(Envelope envelope) throws Exception {
+            if (!brokerUp.get()) {
+              allInFlight.countDown();
+              allInFlight.await();
+              if (failed.incrementAndGet() == 16) {
+                brokerUp.set(true); // back as soon as the last in-flight send has failed
+              }
+              throw new java.io.IOException("connection reset");
+            }
+            super.send(envelope);
+          }
+        };
+    started(
+        dispatcher(transport).concurrency(16).batchSize(20).pollInterval(Duration.ofMillis(50)));
+
+    // with the pause doubled 13 times the first probe would wait the 30 s maximum
+    Await.until(
+        Duration.ofSeconds(15), "recovery", () -> transport.total.get() == 20 && rows() == 0);
+    assertEquals(0, transport.duplicated());
+  }
+
+  @Test
   void duplicateEventIdIsANoOpThatDoesNotAbortTheTransaction() {
     Sql.commit(
         ds,

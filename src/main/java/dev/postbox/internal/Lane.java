@@ -144,6 +144,7 @@ public final class Lane<T> {
       List<Claimed<T>> rows;
       try {
         rows = claim(limit);
+        outage.claimed(rows);
         errorPauseMillis = 100;
       } catch (SQLException | RuntimeException e) {
         log.warn("{} - claim failed, retrying in {} ms: {}", name, errorPauseMillis, e.toString());

@@ -1,8 +1,10 @@
 package dev.postbox.internal;
 
 import java.time.Duration;
+import java.util.HashSet;
+import java.util.List;
 import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.locks.ReentrantLock;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -21,11 +23,14 @@ final class Outage {
   private final LaneSettings settings;
   private final long initialPauseNanos;
   private final long maxPauseNanos;
-  private final Set<Long> failedSinceSuccess = ConcurrentHashMap.newKeySet();
-  private volatile long startedNanos;
+  private final ReentrantLock lock = new ReentrantLock();
+  private final Set<Long> failedSinceSuccess = new HashSet<>(); // guarded by lock
   private volatile boolean active;
-  private volatile long pauseNanos;
+  private long startedNanos; // guarded by lock
+  private long pauseNanos; // guarded by lock
   private volatile long nextProbeNanos;
+  private long probeRowId = -1; // guarded by lock
+  private boolean probeRequested; // guarded by lock
 
   Outage(LaneSettings settings, String table) {
     this.enabled = settings.detectOutage();
@@ -40,7 +45,29 @@ final class Outage {
     if (!active) {
       return batchSize;
     }
-    return running == 0 && System.nanoTime() >= nextProbeNanos ? 1 : 0;
+    lock.lock();
+    try {
+      probeRequested = active && running == 0 && System.nanoTime() - nextProbeNanos >= 0;
+      return probeRequested ? 1 : active ? 0 : batchSize;
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /** Tells which row, if any, a claim of {@link #claimLimit} one took as the probe. */
+  void claimed(List<? extends Claimed<?>> rows) {
+    if (!active) {
+      return;
+    }
+    lock.lock();
+    try {
+      if (probeRequested && !rows.isEmpty()) {
+        probeRowId = rows.get(0).id();
+      }
+      probeRequested = false;
+    } finally {
+      lock.unlock();
+    }
   }
 
   Duration untilProbe() {
@@ -48,41 +75,65 @@ final class Outage {
   }
 
   void succeeded() {
-    failedSinceSuccess.clear();
-    if (active) {
-      active = false;
-      Duration lasted = Duration.ofNanos(System.nanoTime() - startedNanos);
-      log.info(
-          "{} - {}: transport recovered after {} ms of outage",
-          settings.instanceId(),
-          table,
-          lasted.toMillis());
-      Listeners.call(() -> settings.listener().outageEnded(table, lasted));
+    if (!enabled) {
+      return;
     }
+    Duration lasted;
+    lock.lock();
+    try {
+      failedSinceSuccess.clear();
+      if (!active) {
+        return;
+      }
+      active = false;
+      probeRowId = -1;
+      lasted = Duration.ofNanos(System.nanoTime() - startedNanos);
+    } finally {
+      lock.unlock();
+    }
+    log.info(
+        "{} - {}: transport recovered after {} ms of outage",
+        settings.instanceId(),
+        table,
+        lasted.toMillis());
+    Listeners.call(() -> settings.listener().outageEnded(table, lasted));
   }
 
-  /** Records a failure; true if it counts as an attempt of the row, false during an outage. */
+  /**
+   * Records a failure; true if it counts as an attempt of the row, false during an outage. The
+   * pause before the next probe grows only when the probe itself fails, not for deliveries that
+   * were already running when the outage began.
+   */
   boolean failedAndCounts(long rowId) {
     if (!enabled) {
       return true;
     }
-    long now = System.nanoTime();
-    if (active) {
-      pauseNanos = Math.min(pauseNanos * 2, maxPauseNanos);
+    lock.lock();
+    try {
+      long now = System.nanoTime();
+      if (active) {
+        if (rowId == probeRowId) {
+          pauseNanos = Math.min(pauseNanos * 2, maxPauseNanos);
+          nextProbeNanos = now + pauseNanos;
+          probeRowId = -1;
+        }
+        return false;
+      }
+      failedSinceSuccess.add(rowId);
+      if (failedSinceSuccess.size() < THRESHOLD) {
+        return true;
+      }
+      active = true;
+      startedNanos = now;
+      pauseNanos = initialPauseNanos;
       nextProbeNanos = now + pauseNanos;
-      return false;
+    } finally {
+      lock.unlock();
     }
-    failedSinceSuccess.add(rowId);
-    if (failedSinceSuccess.size() < THRESHOLD) {
-      return true;
-    }
-    active = true;
-    startedNanos = now;
-    pauseNanos = initialPauseNanos;
-    nextProbeNanos = now + pauseNanos;
     log.warn(
-        "{} - {}: {} different messages failed with no success between them; treating it as a transport outage: pausing dispatch"
-            + " and probing with one message, attempts are not counted until one succeeds",
+        "{} - {}: {} different messages failed with no success between them; treating it as a"
+            + " transport outage: pausing dispatch and probing with one message, attempts are not"
+            + " counted until one succeeds",
         settings.instanceId(),
         table,
         THRESHOLD);
