@@ -1,0 +1,10 @@
+package dev.postbox.rabbitmq;
+
+import dev.postbox.testing.TestDatabase;
+
+class PostgresRabbitMqEndToEndTest extends RabbitMqEndToEndContractTest {
+  @Override
+  protected TestDatabase open() {
+    return TestDatabase.postgres();
+  }
+}
