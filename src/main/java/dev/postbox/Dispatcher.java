@@ -41,7 +41,7 @@ public final class Dispatcher implements AutoCloseable {
 
   private final Builder config;
   private final ReentrantLock lifecycle = new ReentrantLock();
-  private final List<Lane<?>> lanes = new ArrayList<>();
+  private volatile List<Lane<?>> lanes = List.of(); // published whole: wakeUp() reads it
   private volatile boolean started;
   private volatile boolean closed;
   private Database database;
@@ -77,22 +77,26 @@ public final class Dispatcher implements AutoCloseable {
       }
       Dialect dialect = Dialects.of(database = detect());
       Map<String, Runnable> channels = new HashMap<>();
+      List<Lane<?>> built = new ArrayList<>();
       if (config.outbox != null) {
         Lane<?> lane = outboxLane(dialect);
-        lanes.add(lane);
+        built.add(lane);
         if (config.outbox.notifies()) {
           channels.put(PostgresNotifications.channel(lane.table()), lane::wakeUp);
         }
       }
       if (config.jobs != null) {
         Lane<?> lane = jobsLane(dialect);
-        lanes.add(lane);
+        built.add(lane);
         if (config.jobs.notifies()) {
           channels.put(PostgresNotifications.channel(lane.table()), lane::wakeUp);
         }
       }
-      if (config.inbox != null) {
-        inboxCleaner = inboxCleaner(dialect);
+      Periodic cleaner = config.inbox == null ? null : inboxCleaner(dialect);
+      // every check passed: from here on, start things
+      lanes = List.copyOf(built);
+      if (cleaner != null) {
+        inboxCleaner = cleaner;
         inboxCleaner.start();
       }
       if (!channels.isEmpty() && database == Database.POSTGRESQL) {
@@ -113,9 +117,6 @@ public final class Dispatcher implements AutoCloseable {
           config.pollInterval.toMillis(),
           config.lease.toSeconds(),
           notifications == null ? "" : ", LISTEN " + channels.keySet());
-    } catch (RuntimeException e) {
-      lanes.clear(); // nothing was started: a later start() begins afresh
-      throw e;
     } finally {
       lifecycle.unlock();
     }
@@ -199,24 +200,39 @@ public final class Dispatcher implements AutoCloseable {
         return;
       }
       closed = true;
+      boolean interrupted = false;
+      // each part is closed even if closing another was interrupted
+      List<Closer> parts = new ArrayList<>();
       if (notifications != null) {
-        notifications.close();
+        parts.add(notifications::close);
       }
       for (Lane<?> lane : lanes) {
-        lane.close();
+        parts.add(lane::close);
       }
       if (inboxCleaner != null) {
-        inboxCleaner.close();
+        parts.add(inboxCleaner::close);
+      }
+      for (Closer part : parts) {
+        try {
+          part.close();
+        } catch (InterruptedException e) {
+          interrupted = true;
+        }
+      }
+      if (interrupted) {
+        log.warn("{} - interrupted while closing; closed anyway", config.instanceId);
+        Thread.currentThread().interrupt();
       }
       if (started) {
         log.info("{} - stopped", config.instanceId);
       }
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      log.warn("{} - interrupted while closing", config.instanceId);
     } finally {
       lifecycle.unlock();
     }
+  }
+
+  private interface Closer {
+    void close() throws InterruptedException;
   }
 
   private LaneSettings settings(int maxAttempts, Duration retention, boolean detectOutage) {

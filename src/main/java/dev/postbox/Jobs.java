@@ -282,6 +282,17 @@ public final class Jobs {
     }
 
     public Jobs build() {
+      if (notify
+          && PostgresNotifications.channel(table).length() > PostgresNotifications.MAX_CHANNEL) {
+        throw new InvalidValueException(
+            "notifyOnEnqueue",
+            "needs a table name of at most "
+                + PostgresNotifications.MAX_CHANNEL
+                + " characters (a PostgreSQL channel name) but '"
+                + table
+                + "' has "
+                + table.length());
+      }
       return new Jobs(this);
     }
   }

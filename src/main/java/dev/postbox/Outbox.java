@@ -299,6 +299,17 @@ public final class Outbox {
     }
 
     public Outbox build() {
+      if (notify
+          && PostgresNotifications.channel(table).length() > PostgresNotifications.MAX_CHANNEL) {
+        throw new InvalidValueException(
+            "notifyOnAdd",
+            "needs a table name of at most "
+                + PostgresNotifications.MAX_CHANNEL
+                + " characters (a PostgreSQL channel name) but '"
+                + table
+                + "' has "
+                + table.length());
+      }
       return new Outbox(this);
     }
   }

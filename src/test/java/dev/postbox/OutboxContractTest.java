@@ -521,6 +521,92 @@ public abstract class OutboxContractTest extends DatabaseTest {
   }
 
   @Test
+  void rowClaimedMoreOftenThanMaxAttemptsWithoutAnOutcomeIsParkedNotDeliveredAgain() {
+    // regression: a message that crashes every instance that sends it was never parked
+    add(Message.of("t", "{}").eventId("crashes-everyone"), Message.of("t", "{}").eventId("fine"));
+    Sql.update(
+        ds,
+        "UPDATE postbox_outbox SET leased_by = 'crashed', attempts = 3, available_at = "
+            + Sql.nowPlusMillis(db)
+            + " WHERE event_id = 'crashes-everyone'",
+        -1000L);
+    RecordingTransport transport = new RecordingTransport();
+    started(dispatcher(transport).maxAttempts(3));
+
+    Await.until(
+        WAIT,
+        "parked",
+        () -> Sql.count(ds, "SELECT COUNT(*) FROM postbox_outbox WHERE state = 2") == 1);
+    Await.until(WAIT, "the healthy one", () -> transport.count("fine") == 1);
+    assertEquals(0, transport.count("crashes-everyone"), "never delivered again");
+    String error =
+        (String)
+            Sql.value(
+                ds, "SELECT last_error FROM postbox_outbox WHERE event_id = 'crashes-everyone'");
+    assertTrue(error.contains("without a recorded outcome"), error);
+  }
+
+  @Test
+  void rowWhoseHeadersCannotBeReadIsParkedAndDoesNotBlockOthers() {
+    // regression: one undecodable row failed every claim (or stranded its batch)
+    add(
+        Message.of("t", "{}").eventId("garbled"),
+        Message.of("t", "{}").eventId("fine-1"),
+        Message.of("t", "{}").eventId("fine-2"));
+    Sql.update(ds, "UPDATE postbox_outbox SET headers = 'not json' WHERE event_id = 'garbled'");
+    RecordingTransport transport = new RecordingTransport();
+    started(dispatcher(transport));
+
+    Await.until(
+        WAIT,
+        "others delivered, garbled parked",
+        () ->
+            transport.total.get() == 2
+                && Sql.count(ds, "SELECT COUNT(*) FROM postbox_outbox WHERE state = 2") == 1);
+    assertEquals(1, rows());
+    String error = (String) Sql.value(ds, "SELECT last_error FROM postbox_outbox");
+    assertTrue(error.contains("could not be read"), error);
+  }
+
+  @Test
+  void failureWhoseMessageHoldsControlCharactersIsRecorded() {
+    // regression: a NUL in an exception message made PostgreSQL refuse every completion write
+    add(Message.of("t", "{}").eventId("nul-error"));
+    RecordingTransport transport =
+        new RecordingTransport() {
+          @Override
+          public void send(Envelope envelope) throws Exception {
+            if (envelope.attempt() == 1) {
+              throw new IllegalStateException("broker said \u0000 and \u0007");
+            }
+            super.send(envelope);
+          }
+        };
+    started(dispatcher(transport));
+
+    Await.until(WAIT, "the retry", () -> transport.total.get() == 1 && rows() == 0);
+    assertEquals(2, transport.envelopes.peek().attempt());
+  }
+
+  @Test
+  void payloadWithNulAndOverlongNotifyChannelAreRefused() {
+    InvalidValueException nul =
+        assertThrows(
+            InvalidValueException.class,
+            () -> Sql.commit(ds, c -> outbox.add(c, Message.of("t", "a\u0000b"))));
+    assertEquals("payload", nul.field());
+    assertEquals(0, rows());
+    String longName = "s".repeat(40) + "." + "t".repeat(40);
+    assertEquals(
+        "notifyOnAdd",
+        assertThrows(
+                InvalidValueException.class,
+                () -> Outbox.builder().table(longName).notifyOnAdd(true).build())
+            .field());
+    Outbox.builder().table(longName).build();
+  }
+
+  @Test
   void hostileTableNamesAndOptionsAreRejectedBeforeAnySql() {
     for (String name :
         List.of(

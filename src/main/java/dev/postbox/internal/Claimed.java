@@ -8,6 +8,25 @@ package dev.postbox.internal;
  * @param maxAttempts the row's own limit, or 0 to use the dispatcher's
  * @param ref event id or job id, for logs
  * @param topic topic or job name, for logs
- * @param item what the deliverer receives
+ * @param item what the deliverer receives; null if the row could not be read
+ * @param defect why the row could not be read (it is parked, never delivered); null if it could
  */
-public record Claimed<T>(long id, int attempt, int maxAttempts, String ref, String topic, T item) {}
+public record Claimed<T>(
+    long id, int attempt, int maxAttempts, String ref, String topic, T item, String defect) {
+
+  public Claimed(long id, int attempt, int maxAttempts, String ref, String topic, T item) {
+    this(id, attempt, maxAttempts, ref, topic, item, null);
+  }
+
+  /** A claimed row whose columns could not be turned into an item. */
+  static <T> Claimed<T> unreadable(long id, int attempt, RuntimeException problem) {
+    return new Claimed<>(
+        id,
+        attempt,
+        0,
+        Long.toString(id),
+        "?",
+        null,
+        "row could not be read: " + Text.errorOf(problem));
+  }
+}

@@ -70,7 +70,7 @@ final class Claimer<T> {
         } else if (jdbc) {
           c.commit();
         }
-      } catch (SQLException | RuntimeException e) {
+      } catch (Throwable e) { // even an Error must not commit or leave a transaction open
         try {
           if (explicit) {
             s.execute("ROLLBACK");
@@ -125,7 +125,14 @@ final class Claimer<T> {
     while (rs.next()) {
       long id = rs.getLong("id");
       int attempt = rs.getInt("attempts") + attemptOffset;
-      rows.add(table.reader().read(rs, sql.dialect, id, attempt));
+      Claimed<T> row;
+      try {
+        row = table.reader().read(rs, sql.dialect, id, attempt);
+      } catch (RuntimeException e) {
+        // e.g. headers written by something else: park this row, never block the others
+        row = Claimed.unreadable(id, attempt, e);
+      }
+      rows.add(row);
     }
   }
 }

@@ -5,6 +5,8 @@ import dev.postbox.internal.jdbc.Jdbc;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
+import java.sql.SQLRecoverableException;
+import java.sql.SQLTransientException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -88,11 +90,21 @@ final class Completions {
     }
   }
 
+  /**
+   * Writes {@code batch} in one transaction, retrying while the database is unreachable or busy. A
+   * batch that fails for a reason retrying cannot cure is written outcome by outcome, and an
+   * outcome that still fails is dropped with an ERROR: its lease expires and the row is delivered
+   * again, rather than one bad outcome stopping every later one.
+   */
   private void writeWithRetry(List<Outcome> batch) {
     long pauseMillis = 50;
     while (true) {
       try {
-        Jdbc.autoCommit(dataSource, c -> write(c, batch));
+        if (oneStatement(batch)) {
+          Jdbc.autoCommit(dataSource, c -> write(c, batch));
+        } else {
+          Jdbc.inTransaction(dataSource, c -> write(c, batch));
+        }
         onWritten.accept(batch);
         return;
       } catch (SQLException | RuntimeException e) {
@@ -106,8 +118,27 @@ final class Completions {
               e);
           return;
         }
-        boolean transientError = e instanceof SQLException s && sql.dialect.isTransient(s);
-        if (!transientError) {
+        if (permanent(e)) {
+          if (batch.size() == 1) {
+            Outcome o = batch.get(0);
+            log.error(
+                "{} - cannot record outcome {} of id={} ref={} on {}; its lease will expire and it"
+                    + " will be delivered again",
+                settings.instanceId(),
+                o.kind(),
+                o.row().id(),
+                o.row().ref(),
+                sql.table,
+                e);
+            onWritten.accept(batch);
+          } else {
+            for (Outcome o : batch) {
+              writeWithRetry(List.of(o));
+            }
+          }
+          return;
+        }
+        if (!(e instanceof SQLException s && sql.dialect.isTransient(s))) {
           log.warn(
               "{} - recording {} outcomes on {} failed, retrying in {} ms: {}",
               settings.instanceId(),
@@ -120,6 +151,31 @@ final class Completions {
         pauseMillis = Math.min(pauseMillis * 2, 5_000);
       }
     }
+  }
+
+  /** True if {@code batch} is written by one statement, which needs no transaction around it. */
+  private static boolean oneStatement(List<Outcome> batch) {
+    int attempt = batch.get(0).row().attempt();
+    for (Outcome o : batch) {
+      if (batch.size() > 1
+          && (o.kind() != Outcome.Kind.SUCCEEDED || o.row().attempt() != attempt)) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /** True if retrying the same write cannot help: a bad value, a constraint, a bug. */
+  private boolean permanent(Exception e) {
+    if (!(e instanceof SQLException s)) {
+      return true;
+    }
+    String state = s.getSQLState();
+    boolean connection = state == null || state.startsWith("08") || state.startsWith("57");
+    return !connection
+        && !sql.dialect.isTransient(s)
+        && !(s instanceof SQLTransientException)
+        && !(s instanceof SQLRecoverableException);
   }
 
   private Void write(Connection c, List<Outcome> batch) throws SQLException {

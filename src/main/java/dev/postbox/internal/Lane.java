@@ -2,11 +2,8 @@ package dev.postbox.internal;
 
 import dev.postbox.RejectedMessageException;
 import dev.postbox.internal.dialect.Dialect;
-import dev.postbox.internal.jdbc.Jdbc;
-import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -26,7 +23,7 @@ import org.slf4j.LoggerFactory;
  */
 public final class Lane<T> {
   private static final Logger log = LoggerFactory.getLogger(Lane.class);
-  private static final int RENEW_CHUNK = 500;
+  private static final Duration MAX_DELAY = Duration.ofDays(365);
 
   private final DataSource dataSource;
   private final QueueTable<T> table;
@@ -35,7 +32,8 @@ public final class Lane<T> {
   private final Deliverer<T> deliverer;
   private final Claimer<T> claimer;
   private final Completions completions;
-  private final Periodic housekeeper;
+  private final Periodic renewer;
+  private final Periodic cleaner;
   private final Outage outage;
   private final String name;
 
@@ -62,20 +60,29 @@ public final class Lane<T> {
     this.name = settings.instanceId() + "-" + table.name();
     this.claimer = new Claimer<>(dataSource, sql, table, settings);
     this.completions = new Completions(dataSource, sql, settings, this::written);
-    List<Periodic.Task> tasks = new ArrayList<>();
-    tasks.add(new Periodic.Task(settings.lease().dividedBy(3), this::renewLeases));
-    if (!settings.retention().isZero()) {
-      Cleanup cleanup =
-          new Cleanup(
-              dataSource,
-              table.name(),
-              sql.cleanup,
-              settings.retention(),
-              settings.instanceId(),
-              () -> stopping);
-      tasks.add(new Periodic.Task(settings.cleanupInterval(), cleanup));
-    }
-    this.housekeeper = new Periodic(name + "-housekeeping", tasks);
+    // renewal gets its own thread: a long cleanup must never delay it past a lease
+    this.renewer =
+        new Periodic(
+            name + "-renew",
+            List.of(
+                new Periodic.Task(
+                    settings.lease().dividedBy(3),
+                    new LeaseRenewer(dataSource, sql, settings, held::keySet))));
+    this.cleaner =
+        settings.retention().isZero()
+            ? null
+            : new Periodic(
+                name + "-cleanup",
+                List.of(
+                    new Periodic.Task(
+                        settings.cleanupInterval(),
+                        new Cleanup(
+                            dataSource,
+                            table.name(),
+                            sql.cleanup,
+                            settings.retention(),
+                            settings.instanceId(),
+                            () -> stopping))));
     this.outage = new Outage(settings, table.name());
   }
 
@@ -85,7 +92,10 @@ public final class Lane<T> {
 
   public void start() {
     completions.start();
-    housekeeper.start();
+    renewer.start();
+    if (cleaner != null) {
+      cleaner.start();
+    }
     loop = Thread.ofVirtual().name(name + "-claims").start(this::claimLoop);
   }
 
@@ -120,8 +130,11 @@ public final class Lane<T> {
       deliveries.forEach(Thread::interrupt);
       awaitIdle(System.nanoTime() + TimeUnit.SECONDS.toNanos(5));
     }
+    if (cleaner != null) {
+      cleaner.close();
+    }
     completions.close(settings.shutdownTimeout().plusSeconds(5));
-    housekeeper.close();
+    renewer.close(); // last: rows stay leased until their outcomes are written
     if (!held.isEmpty()) {
       log.warn(
           "{} - {} rows still leased at shutdown; they return after their lease expires",
@@ -137,8 +150,8 @@ public final class Lane<T> {
         break;
       }
       int limit = outage.claimLimit(settings.batchSize(), runningNow());
-      if (limit == 0) {
-        waitForWakeUp(outage.untilProbe());
+      if (limit == 0) { // outage: wait for the probe time, or for the running probe to end
+        waitForWakeUp(runningNow() > 0 ? settings.pollInterval() : outage.untilProbe());
         continue;
       }
       List<Claimed<T>> rows;
@@ -172,7 +185,7 @@ public final class Lane<T> {
 
   private void startAll(List<Claimed<T>> rows) {
     for (int i = 0; i < rows.size(); i++) {
-      if (!awaitSlot()) {
+      if (!awaitSlot() || (i > 0 && outage.active())) {
         for (Claimed<T> unstarted : rows.subList(i, rows.size())) {
           completions.add(
               new Outcome(unstarted, Outcome.Kind.RELEASED, null, Duration.ZERO, Duration.ZERO));
@@ -181,6 +194,23 @@ public final class Lane<T> {
         return;
       }
       Claimed<T> row = rows.get(i);
+      int max = maxAttempts(row);
+      if (row.attempt() > max) {
+        // claimed more often than allowed without an outcome: the instance died or lost its
+        // lease mid-delivery each time, so delivering again may crash this one too
+        completions.add(
+            new Outcome(
+                row,
+                Outcome.Kind.PARKED,
+                new ParkNow(
+                    "claimed "
+                        + row.attempt()
+                        + " times without a recorded outcome (crashes or lost leases), maxAttempts "
+                        + max),
+                Duration.ZERO,
+                Duration.ZERO));
+        continue;
+      }
       lock.lock();
       try {
         running++;
@@ -195,8 +225,11 @@ public final class Lane<T> {
     Thread self = Thread.currentThread();
     deliveries.add(self);
     long started = System.nanoTime();
-    Outcome outcome;
+    Outcome outcome = null;
     try {
+      if (row.defect() != null) {
+        throw new ParkNow(row.defect());
+      }
       deliverer.deliver(row);
       outcome = new Outcome(row, Outcome.Kind.SUCCEEDED, null, null, since(started));
       outage.succeeded();
@@ -204,48 +237,89 @@ public final class Lane<T> {
       outcome = failure(row, e, since(started));
     } finally {
       deliveries.remove(self);
-    }
-    completions.add(outcome);
-    lock.lock();
-    try {
-      running--;
-      changed.signalAll();
-    } finally {
-      lock.unlock();
+      // whatever happened above, the slot is given back and the row gets an outcome
+      completions.add(
+          outcome != null
+              ? outcome
+              : new Outcome(
+                  row,
+                  Outcome.Kind.FAILED,
+                  new IllegalStateException("no outcome"),
+                  Duration.ofSeconds(1),
+                  since(started)));
+      lock.lock();
+      try {
+        running--;
+        changed.signalAll();
+      } finally {
+        lock.unlock();
+      }
     }
   }
 
   private Outcome failure(Claimed<T> row, Throwable e, Duration elapsed) {
-    if (stopping && (e instanceof InterruptedException || Thread.currentThread().isInterrupted())) {
-      return new Outcome(row, Outcome.Kind.RELEASED, e, Duration.ZERO, elapsed);
-    }
-    int max = row.maxAttempts() > 0 ? row.maxAttempts() : settings.maxAttempts();
-    if (e instanceof ParkNow) {
-      return new Outcome(row, Outcome.Kind.PARKED, e, Duration.ZERO, elapsed);
-    }
-    if (e instanceof RejectedMessageException || outage.failedAndCounts(row.id())) {
-      if (row.attempt() >= max) {
+    try {
+      if (stopping && interrupted(e)) {
+        return new Outcome(row, Outcome.Kind.RELEASED, e, Duration.ZERO, elapsed);
+      }
+      if (e instanceof ParkNow) {
         return new Outcome(row, Outcome.Kind.PARKED, e, Duration.ZERO, elapsed);
       }
-      if (log.isDebugEnabled()) {
-        log.debug(
-            "{} - attempt {} of id={} ref={} topic={} failed: {}",
-            name,
-            row.attempt(),
-            row.id(),
-            row.ref(),
-            row.topic(),
-            e.toString());
+      if (!(e instanceof RejectedMessageException)
+          && !outage.failedAndCounts(row.id(), row.attempt())) {
+        return new Outcome(row, Outcome.Kind.REFUNDED, e, outage.untilProbe(), elapsed);
       }
-      return new Outcome(
-          row, Outcome.Kind.FAILED, e, settings.backoff().delay(row.attempt()), elapsed);
+      if (row.attempt() >= maxAttempts(row)) {
+        return new Outcome(row, Outcome.Kind.PARKED, e, Duration.ZERO, elapsed);
+      }
+      log.debug(
+          "{} - attempt {} of id={} ref={} topic={} failed: {}",
+          name,
+          row.attempt(),
+          row.id(),
+          row.ref(),
+          row.topic(),
+          e.getClass().getName());
+      return new Outcome(row, Outcome.Kind.FAILED, e, backoff(row.attempt()), elapsed);
+    } catch (RuntimeException bug) {
+      e.addSuppressed(bug);
+      return new Outcome(row, Outcome.Kind.FAILED, e, Duration.ofSeconds(1), elapsed);
     }
-    return new Outcome(row, Outcome.Kind.REFUNDED, e, outage.untilProbe(), elapsed);
+  }
+
+  /** The user's backoff, kept within what every database's timestamps can hold. */
+  private Duration backoff(int attempt) {
+    Duration delay = null;
+    try {
+      delay = settings.backoff().delay(attempt);
+    } catch (RuntimeException e) {
+      log.warn("{} - backoff threw for attempt {}; retrying in 1 s", name, attempt, e);
+    }
+    if (delay == null || delay.isNegative()) {
+      return Duration.ofSeconds(1);
+    }
+    return delay.compareTo(MAX_DELAY) > 0 ? MAX_DELAY : delay;
+  }
+
+  private static boolean interrupted(Throwable e) {
+    if (Thread.currentThread().isInterrupted()) {
+      return true;
+    }
+    for (Throwable t = e; t != null; t = t.getCause()) {
+      if (t instanceof InterruptedException) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  private int maxAttempts(Claimed<T> row) {
+    return row.maxAttempts() > 0 ? row.maxAttempts() : settings.maxAttempts();
   }
 
   private void written(List<Outcome> batch) {
     for (Outcome o : batch) {
-      held.remove(o.row().id());
+      held.remove(o.row().id(), o.row()); // not a newer claim of the same row
     }
   }
 
@@ -299,35 +373,6 @@ public final class Lane<T> {
       return true;
     } finally {
       lock.unlock();
-    }
-  }
-
-  /** Extends the lease of every row still held (claimed, running or waiting to start). */
-  private void renewLeases() {
-    List<Long> ids = new ArrayList<>(held.keySet());
-    if (ids.isEmpty()) {
-      return;
-    }
-    try {
-      Jdbc.autoCommit(
-          dataSource,
-          c -> {
-            for (int from = 0; from < ids.size(); from += RENEW_CHUNK) {
-              List<Long> chunk = ids.subList(from, Math.min(ids.size(), from + RENEW_CHUNK));
-              try (PreparedStatement ps = c.prepareStatement(sql.extend(chunk.size()))) {
-                int p = 1;
-                ps.setLong(p++, settings.lease().toMillis());
-                ps.setString(p++, settings.instanceId());
-                for (long id : chunk) {
-                  ps.setLong(p++, id);
-                }
-                ps.executeUpdate();
-              }
-            }
-            return null;
-          });
-    } catch (SQLException | RuntimeException e) {
-      log.warn("{} - renewing {} leases failed: {}", name, ids.size(), e.toString());
     }
   }
 

@@ -10,9 +10,10 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Tells a broker outage from poison messages: once {@value #THRESHOLD} different rows have failed
- * with no success in between, the lane stops claiming, failures stop counting against the rows, and
- * one row at a time is sent as a probe, with growing pauses, until one succeeds. One row failing
- * again and again is poison, not an outage: it is counted and parked.
+ * their first attempt with no success in between, the lane stops claiming, failures stop counting
+ * against the rows, and one row at a time is sent as a probe, with growing pauses, until one
+ * succeeds. Only first attempts are evidence: a row that failed before and fails again looks like
+ * poison, so it is counted and eventually parked, however many such rows retry together.
  */
 final class Outage {
   private static final Logger log = LoggerFactory.getLogger(Outage.class);
@@ -70,6 +71,11 @@ final class Outage {
     }
   }
 
+  /** True while dispatch is paused for an outage. */
+  boolean active() {
+    return active;
+  }
+
   Duration untilProbe() {
     return Duration.ofNanos(Math.max(1_000_000, nextProbeNanos - System.nanoTime()));
   }
@@ -104,7 +110,7 @@ final class Outage {
    * pause before the next probe grows only when the probe itself fails, not for deliveries that
    * were already running when the outage began.
    */
-  boolean failedAndCounts(long rowId) {
+  boolean failedAndCounts(long rowId, int attempt) {
     if (!enabled) {
       return true;
     }
@@ -119,6 +125,9 @@ final class Outage {
         }
         return false;
       }
+      if (attempt > 1) {
+        return true; // a retry failing again is no evidence of an outage
+      }
       failedSinceSuccess.add(rowId);
       if (failedSinceSuccess.size() < THRESHOLD) {
         return true;
@@ -131,7 +140,8 @@ final class Outage {
       lock.unlock();
     }
     log.warn(
-        "{} - {}: {} different messages failed with no success between them; treating it as a"
+        "{} - {}: {} different messages failed their first attempt with no success between them;"
+            + " treating it as a"
             + " transport outage: pausing dispatch and probing with one message, attempts are not"
             + " counted until one succeeds",
         settings.instanceId(),

@@ -1,5 +1,6 @@
 package dev.postbox.internal;
 
+import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -37,6 +38,9 @@ public final class PostgresNotifications {
     this.thread = Thread.ofVirtual().name(instanceId + "-listen").unstarted(this::run);
   }
 
+  /** PostgreSQL channel names are identifiers: at most 63 bytes. */
+  public static final int MAX_CHANNEL = 63;
+
   /** The channel a table's adds notify: its name as configured. */
   public static String channel(String table) {
     return table;
@@ -48,6 +52,7 @@ public final class PostgresNotifications {
 
   public void close() throws InterruptedException {
     stopped = true;
+    LockSupport.unpark(thread);
     thread.join();
   }
 
@@ -55,26 +60,11 @@ public final class PostgresNotifications {
     long pauseMillis = 100;
     while (!stopped) {
       try (Connection c = dataSource.getConnection()) {
-        if (!c.getAutoCommit()) {
-          c.setAutoCommit(true);
-        }
-        try (Statement s = c.createStatement()) {
-          for (String channel : wakeUpByChannel.keySet()) {
-            s.execute("LISTEN \"" + channel + "\"");
-          }
-        }
-        Class<?> pgConnection =
-            Class.forName("org.postgresql.PGConnection", false, c.getClass().getClassLoader());
-        Object pg = c.unwrap(pgConnection);
-        Method read = pgConnection.getMethod("getNotifications", int.class);
-        log.debug("{} - listening on {}", instanceId, wakeUpByChannel.keySet());
-        wakeUpByChannel.values().forEach(Runnable::run); // rows committed while not listening
-        pauseMillis = 100;
-        while (!stopped) {
-          Object[] notifications = (Object[]) read.invoke(pg, READ_TIMEOUT_MILLIS);
-          if (notifications != null && notifications.length > 0) {
-            wake(notifications);
-          }
+        try {
+          listen(c);
+          pauseMillis = 100;
+        } finally {
+          unlisten(c); // the connection goes back to the pool: stop notifications queueing on it
         }
       } catch (ReflectiveOperationException | LinkageError e) {
         log.warn(
@@ -93,6 +83,46 @@ public final class PostgresNotifications {
           pauseMillis = Math.min(pauseMillis * 2, 10_000);
         }
       }
+    }
+  }
+
+  private void listen(Connection c) throws SQLException, ReflectiveOperationException {
+    if (!c.getAutoCommit()) {
+      c.setAutoCommit(true);
+    }
+    try (Statement s = c.createStatement()) {
+      for (String channel : wakeUpByChannel.keySet()) {
+        s.execute("LISTEN \"" + channel + "\"");
+      }
+    }
+    Class<?> pgConnection =
+        Class.forName("org.postgresql.PGConnection", false, c.getClass().getClassLoader());
+    Object pg = c.unwrap(pgConnection);
+    Method read = pgConnection.getMethod("getNotifications", int.class);
+    log.debug("{} - listening on {}", instanceId, wakeUpByChannel.keySet());
+    wakeUpByChannel.values().forEach(Runnable::run); // rows committed while not listening
+    while (!stopped) {
+      Object[] notifications;
+      try {
+        notifications = (Object[]) read.invoke(pg, READ_TIMEOUT_MILLIS);
+      } catch (InvocationTargetException e) {
+        // the driver's own failure (server restart, network): reconnect, do not give up
+        if (e.getCause() instanceof SQLException sql) {
+          throw sql;
+        }
+        throw new SQLException("reading notifications failed", e.getCause());
+      }
+      if (notifications != null && notifications.length > 0) {
+        wake(notifications);
+      }
+    }
+  }
+
+  private static void unlisten(Connection c) {
+    try (Statement s = c.createStatement()) {
+      s.execute("UNLISTEN *");
+    } catch (SQLException ignored) {
+      // a broken connection listens to nothing; the pool discards it
     }
   }
 

@@ -49,9 +49,9 @@ final class QueueSql {
             + " SET leased_by = ?, attempts = attempts + 1,"
             + " available_at = "
             + dialect.nowPlusMillis()
-            + " WHERE id IN ("
-            + due
-            + ") RETURNING "
+            + " WHERE "
+            + dialect.idIn(due)
+            + " RETURNING "
             + returned;
     this.claimSelect =
         "SELECT "

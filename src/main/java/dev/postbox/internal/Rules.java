@@ -89,10 +89,16 @@ public final class Rules {
     }
   }
 
-  /** A payload: not null, at most {@code limitBytes} bytes as UTF-8. */
+  /** A payload: not null, no U+0000, at most {@code limitBytes} bytes as UTF-8. */
   public static String payload(String value, int limitBytes) {
     if (value == null) {
       throw new InvalidValueException("payload", "must not be null");
+    }
+    int nul = value.indexOf('\0');
+    if (nul >= 0) {
+      // PostgreSQL cannot store U+0000 in text; refused everywhere so behaviour is the same
+      throw new InvalidValueException(
+          "payload", "must not contain the NUL character U+0000 (found at index " + nul + ")");
     }
     if ((long) value.length() * 3 > limitBytes) {
       long bytes = utf8Length(value);

@@ -1,7 +1,11 @@
 package dev.postbox.internal;
 
+import java.util.regex.Pattern;
+
 /** Small string helpers for messages that must never leak content. */
 public final class Text {
+  private static final Pattern CONTROL = Pattern.compile("\\p{Cntrl}");
+
   private Text() {}
 
   /**
@@ -23,6 +27,8 @@ public final class Text {
   /** Class name and message of {@code error}, for the {@code last_error} column. */
   public static String errorOf(Throwable error) {
     String message = error.getMessage();
-    return truncate(error.getClass().getName() + (message == null ? "" : ": " + message), 2000);
+    String text = error.getClass().getName() + (message == null ? "" : ": " + message);
+    // control characters (NUL above all, which PostgreSQL refuses) would make the write fail
+    return truncate(CONTROL.matcher(text).replaceAll(" "), 2000);
   }
 }

@@ -29,6 +29,14 @@ public interface Dialect {
    */
   boolean claimsWithUpdateReturning();
 
+  /**
+   * The claim's condition "id is one of the rows {@code dueSelect} locks", evaluated once: a plain
+   * {@code id IN (…)} unless the database might re-run a LIMITed locking subquery per row.
+   */
+  default String idIn(String dueSelect) {
+    return "id IN (" + dueSelect + ")";
+  }
+
   /** Appended to the claim's inner SELECT to skip rows other claimers hold; empty if not needed. */
   String skipLocked();
 

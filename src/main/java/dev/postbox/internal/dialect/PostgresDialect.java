@@ -36,6 +36,13 @@ final class PostgresDialect implements Dialect {
   }
 
   @Override
+  public String idIn(String dueSelect) {
+    // ARRAY(subquery) is an InitPlan, run exactly once; "id IN (subquery)" may become a semi-join
+    // that re-runs the LIMITed FOR UPDATE subquery and leases far more rows than the LIMIT
+    return "id = ANY (ARRAY(" + dueSelect + "))";
+  }
+
+  @Override
   public String skipLocked() {
     return " FOR UPDATE SKIP LOCKED";
   }

@@ -21,6 +21,31 @@ public final class Jdbc {
     }
   }
 
+  /**
+   * Runs {@code work} in one transaction on a connection from {@code dataSource}: committed if it
+   * returns, rolled back if it throws; the connection is handed back in auto-commit mode.
+   */
+  public static <T> T inTransaction(DataSource dataSource, SqlFunction<T> work)
+      throws SQLException {
+    try (Connection c = dataSource.getConnection()) {
+      c.setAutoCommit(false);
+      try {
+        T result = work.apply(c);
+        c.commit();
+        return result;
+      } catch (Throwable e) {
+        try {
+          c.rollback();
+        } catch (SQLException rollbackFailure) {
+          e.addSuppressed(rollbackFailure);
+        }
+        throw e;
+      } finally {
+        c.setAutoCommit(true);
+      }
+    }
+  }
+
   /** Wraps {@code e} in a {@link PostboxException} whose message starts with {@code what}. */
   public static PostboxException wrap(String what, SQLException e) {
     return new PostboxException(

@@ -1,0 +1,69 @@
+package dev.postbox.internal;
+
+import dev.postbox.internal.jdbc.Jdbc;
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.function.Supplier;
+import javax.sql.DataSource;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Extends the lease of every row a lane still holds (waiting to start, running, or waiting for its
+ * outcome to be written), so long deliveries are not taken over. Only rows still leased by this
+ * instance are touched.
+ */
+final class LeaseRenewer implements Runnable {
+  private static final Logger log = LoggerFactory.getLogger(LeaseRenewer.class);
+  private static final int CHUNK = 500;
+
+  private final DataSource dataSource;
+  private final QueueSql sql;
+  private final LaneSettings settings;
+  private final Supplier<Collection<Long>> held;
+
+  LeaseRenewer(
+      DataSource dataSource, QueueSql sql, LaneSettings settings, Supplier<Collection<Long>> held) {
+    this.dataSource = dataSource;
+    this.sql = sql;
+    this.settings = settings;
+    this.held = held;
+  }
+
+  @Override
+  public void run() {
+    List<Long> ids = new ArrayList<>(held.get());
+    if (ids.isEmpty()) {
+      return;
+    }
+    try {
+      Jdbc.autoCommit(
+          dataSource,
+          c -> {
+            for (int from = 0; from < ids.size(); from += CHUNK) {
+              List<Long> chunk = ids.subList(from, Math.min(ids.size(), from + CHUNK));
+              try (PreparedStatement ps = c.prepareStatement(sql.extend(chunk.size()))) {
+                int p = 1;
+                ps.setLong(p++, settings.lease().toMillis());
+                ps.setString(p++, settings.instanceId());
+                for (long id : chunk) {
+                  ps.setLong(p++, id);
+                }
+                ps.executeUpdate();
+              }
+            }
+            return null;
+          });
+    } catch (SQLException | RuntimeException e) {
+      log.warn(
+          "{} - renewing {} leases on {} failed: {}",
+          settings.instanceId(),
+          ids.size(),
+          sql.table,
+          e.toString());
+    }
+  }
+}
