@@ -1,0 +1,441 @@
+package dev.postbox.bench;
+
+import dev.postbox.Database;
+import dev.postbox.Delivery;
+import dev.postbox.Dispatcher;
+import dev.postbox.Listener;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.LocalDate;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
+import java.util.EnumSet;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.function.Function;
+import java.util.function.UnaryOperator;
+import javax.sql.DataSource;
+
+/**
+ * The performance harness: Postbox against a hand-written SQL floor ({@link Floor}) on PostgreSQL,
+ * MariaDB, SQLite and H2, in one process, each pair interleaved (the order alternates per
+ * repetition), the schema re-created and re-seeded before every run, medians of the repetitions.
+ * Prints a Markdown report; every run also checks that each message was delivered exactly once.
+ *
+ * <p>Workloads: W1 backlog drain, W2 produce and deliver (latency and idle CPU), W0 enqueue
+ * overhead, W1 for durable jobs, and a sustained drain on PostgreSQL that watches dead tuples.
+ * Single-threaded driver; not part of {@code mvn test} (see {@code PerformanceBenchmarkTest}).
+ */
+public final class PerformanceHarness {
+
+  /** The workloads, in the order they run. */
+  public enum Workload {
+    W1,
+    JOBS,
+    W2,
+    W0,
+    SUSTAINED
+  }
+
+  /** How W2's producers make the dispatcher (Postbox or the floor) claim at once after commit. */
+  public enum Wake {
+    /** {@code dispatcher.wakeUp()} after each commit (the floor: a condition it waits on). */
+    IN_PROCESS,
+    /**
+     * PostgreSQL only: the add notifies ({@code Outbox.builder().notifyOnAdd(true)}; the floor:
+     * {@code pg_notify} in its INSERT statement) and the dispatcher LISTENs; no in-process call.
+     */
+    NOTIFY,
+    /** Producers signal nothing: delivery waits for the poll interval. */
+    NONE
+  }
+
+  /**
+   * What to run.
+   *
+   * @param databases the databases, in order
+   * @param workloads the workloads to run
+   * @param drainSizes W1 backlog sizes
+   * @param jobSizes W1-for-jobs backlog sizes
+   * @param repetitions runs of each contestant per size; the report gives medians
+   * @param batchSize rows per claim, the same for the floor and Postbox
+   * @param concurrency Postbox's deliveries at once (its default: 16)
+   * @param pollInterval the wait after an empty claim, the same for the floor and Postbox
+   * @param producers W2 and W0 producer threads
+   * @param transactions W2 and W0 transactions per producer
+   * @param idleWindow how long W2 measures CPU with the dispatcher idle
+   * @param sustainedSize the sustained drain's backlog (PostgreSQL only)
+   * @param sustainedWindow rows per window of the sustained drain
+   * @param warmupSize rows drained (floor and Postbox) per database before measuring; 0 for none
+   * @param h2Limit W1 sizes above this are skipped on H2 (in-memory H2 drains only a few thousand
+   *     rows/s with either contestant and has no target)
+   * @param floorById also drain with the floor ordered by primary key instead of {@code
+   *     available_at, id}
+   * @param wakes W2's wake-up paths, each measured (NOTIFY on PostgreSQL only)
+   * @param timeout the longest any one run may take before it counts as stuck
+   * @param tune applied to every Postbox dispatcher builder after the harness's own settings
+   */
+  public record Config(
+      List<Database> databases,
+      Set<Workload> workloads,
+      List<Integer> drainSizes,
+      List<Integer> jobSizes,
+      int repetitions,
+      int batchSize,
+      int concurrency,
+      Duration pollInterval,
+      int producers,
+      int transactions,
+      Duration idleWindow,
+      int sustainedSize,
+      int sustainedWindow,
+      int warmupSize,
+      int h2Limit,
+      boolean floorById,
+      List<Wake> wakes,
+      Duration timeout,
+      UnaryOperator<Dispatcher.Builder> tune) {
+
+    static final List<Database> ALL =
+        List.of(Database.POSTGRESQL, Database.MYSQL, Database.SQLITE, Database.H2);
+
+    /** The published run: the sizes, three repetitions. */
+    public static Config full() {
+      return new Config(
+          ALL,
+          EnumSet.allOf(Workload.class),
+          List.of(50_000, 500_000),
+          List.of(50_000),
+          3,
+          100,
+          16,
+          Duration.ofSeconds(1),
+          4,
+          5_000,
+          Duration.ofSeconds(3),
+          500_000,
+          50_000,
+          5_000,
+          50_000,
+          true,
+          List.of(Wake.IN_PROCESS, Wake.NOTIFY),
+          Duration.ofMinutes(30),
+          UnaryOperator.identity());
+    }
+
+    /** Seconds per database: every workload on 200 rows, one repetition, correctness only. */
+    public static Config smoke() {
+      return new Config(
+          ALL,
+          EnumSet.allOf(Workload.class),
+          List.of(200),
+          List.of(200),
+          1,
+          50,
+          16,
+          Duration.ofMillis(200),
+          4,
+          50,
+          Duration.ofMillis(200),
+          400,
+          100,
+          0,
+          50_000,
+          true,
+          List.of(Wake.IN_PROCESS, Wake.NOTIFY),
+          Duration.ofMinutes(2),
+          UnaryOperator.identity());
+    }
+
+    /**
+     * {@code base} with each option overridden by a system property: {@code bench.db}
+     * (postgresql,mariadb,sqlite,h2), {@code bench.workloads} (w1,jobs,w2,w0,sustained), {@code
+     * bench.sizes}, {@code bench.jobSizes}, {@code bench.reps}, {@code bench.batch}, {@code
+     * bench.concurrency}, {@code bench.pollMillis}, {@code bench.producers}, {@code
+     * bench.transactions}, {@code bench.idleMillis}, {@code bench.sustainedSize}, {@code
+     * bench.sustainedWindow}, {@code bench.warmup}, {@code bench.h2Limit}, {@code bench.floorById},
+     * {@code bench.wake} (in_process,notify,none), {@code bench.timeoutMinutes}.
+     */
+    public static Config fromSystemProperties(Config base) {
+      return new Config(
+          list("bench.db", base.databases, Config::database),
+          EnumSet.copyOf(
+              list(
+                  "bench.workloads",
+                  List.copyOf(base.workloads),
+                  s -> Workload.valueOf(s.toUpperCase(Locale.ROOT)))),
+          list("bench.sizes", base.drainSizes, Integer::parseInt),
+          list("bench.jobSizes", base.jobSizes, Integer::parseInt),
+          Integer.getInteger("bench.reps", base.repetitions),
+          Integer.getInteger("bench.batch", base.batchSize),
+          Integer.getInteger("bench.concurrency", base.concurrency),
+          Duration.ofMillis(Long.getLong("bench.pollMillis", base.pollInterval.toMillis())),
+          Integer.getInteger("bench.producers", base.producers),
+          Integer.getInteger("bench.transactions", base.transactions),
+          Duration.ofMillis(Long.getLong("bench.idleMillis", base.idleWindow.toMillis())),
+          Integer.getInteger("bench.sustainedSize", base.sustainedSize),
+          Integer.getInteger("bench.sustainedWindow", base.sustainedWindow),
+          Integer.getInteger("bench.warmup", base.warmupSize),
+          Integer.getInteger("bench.h2Limit", base.h2Limit),
+          Boolean.parseBoolean(
+              System.getProperty("bench.floorById", Boolean.toString(base.floorById))),
+          list("bench.wake", base.wakes, w -> Wake.valueOf(w.toUpperCase(Locale.ROOT))),
+          Duration.ofMinutes(Long.getLong("bench.timeoutMinutes", base.timeout.toMinutes())),
+          base.tune);
+    }
+
+    /** This config with {@code tune} applied to every Postbox dispatcher builder. */
+    public Config withTune(UnaryOperator<Dispatcher.Builder> tune) {
+      return new Config(
+          databases,
+          workloads,
+          drainSizes,
+          jobSizes,
+          repetitions,
+          batchSize,
+          concurrency,
+          pollInterval,
+          producers,
+          transactions,
+          idleWindow,
+          sustainedSize,
+          sustainedWindow,
+          warmupSize,
+          h2Limit,
+          floorById,
+          wakes,
+          timeout,
+          tune);
+    }
+
+    private static Database database(String name) {
+      return switch (name.toLowerCase(Locale.ROOT)) {
+        case "postgresql", "postgres", "pg" -> Database.POSTGRESQL;
+        case "mariadb", "mysql" -> Database.MYSQL;
+        case "sqlite" -> Database.SQLITE;
+        case "h2" -> Database.H2;
+        default -> throw new IllegalArgumentException("unknown database " + name);
+      };
+    }
+
+    private static <T> List<T> list(String property, List<T> fallback, Function<String, T> parse) {
+      String value = System.getProperty(property);
+      if (value == null || value.isBlank()) {
+        return fallback;
+      }
+      return Arrays.stream(value.split(",")).map(String::strip).map(parse).toList();
+    }
+  }
+
+  /** What a run printed, and every correctness problem it found (empty when all is well). */
+  public record Report(String markdown, List<String> problems) {}
+
+  final Config config;
+  private final PrintStream progress;
+  private final List<String> problems = Collections.synchronizedList(new ArrayList<>());
+
+  private PerformanceHarness(Config config, PrintStream progress) {
+    this.config = config;
+    this.progress = progress;
+  }
+
+  public static void main(String[] args) {
+    Report report = run(Config.fromSystemProperties(Config.full()), System.out);
+    System.out.println(report.markdown());
+    if (!report.problems().isEmpty()) {
+      System.exit(1);
+    }
+  }
+
+  /**
+   * Runs {@code config}, printing progress lines to {@code progress}; returns the Markdown report
+   * (also printed to {@code progress} at the end).
+   */
+  public static Report run(Config config, PrintStream progress) {
+    return new PerformanceHarness(config, progress).run();
+  }
+
+  private Report run() {
+    Map<Database, BenchDb> dbs = new LinkedHashMap<>();
+    try {
+      for (Database d : config.databases()) {
+        dbs.put(d, BenchDb.open(d));
+      }
+      List<BenchDb> all = List.copyOf(dbs.values());
+      StringBuilder md = new StringBuilder();
+      md.append(header(all));
+      if (config.warmupSize() > 0) {
+        for (BenchDb db : all) {
+          log("warm-up on %s", db.name());
+          new Drain(this, false).warmUp(db, config.warmupSize());
+          new ProduceDeliver(this).warmUp(db);
+        }
+      }
+      if (config.workloads().contains(Workload.W1)) {
+        md.append(new Drain(this, false).run(all)).append('\n');
+      }
+      if (config.workloads().contains(Workload.JOBS)) {
+        md.append(new Drain(this, true).run(all)).append('\n');
+      }
+      if (config.workloads().contains(Workload.W2)) {
+        md.append(new ProduceDeliver(this).run(all)).append('\n');
+      }
+      if (config.workloads().contains(Workload.W0)) {
+        md.append(new EnqueueOverhead(this).run(all)).append('\n');
+      }
+      if (config.workloads().contains(Workload.SUSTAINED) && dbs.containsKey(Database.POSTGRESQL)) {
+        md.append(new SustainedDrain(this).run(dbs.get(Database.POSTGRESQL))).append('\n');
+      }
+      if (!problems.isEmpty()) {
+        md.append("**Correctness problems:**\n\n");
+        problems.forEach(p -> md.append("- ").append(p).append('\n'));
+      }
+      progress.println();
+      progress.println(md);
+      return new Report(md.toString(), List.copyOf(problems));
+    } finally {
+      dbs.values().forEach(BenchDb::close);
+    }
+  }
+
+  private String header(List<BenchDb> dbs) {
+    StringBuilder s = new StringBuilder();
+    s.append("Run ")
+        .append(LocalDate.now())
+        .append(" on ")
+        .append(Runtime.getRuntime().availableProcessors())
+        .append(" cores, ")
+        .append(memory())
+        .append(" RAM, ")
+        .append(System.getProperty("os.name"))
+        .append(' ')
+        .append(System.getProperty("os.version"))
+        .append(", JDK ")
+        .append(Runtime.version())
+        .append(" (")
+        .append(System.getProperty("java.vm.name"))
+        .append(")\n\n");
+    for (BenchDb db : dbs) {
+      s.append("- ").append(db.name()).append(": ").append(db.version()).append('\n');
+    }
+    s.append(
+        String.format(
+            Locale.ROOT,
+            "%nBatch %d rows per claim (floor and Postbox), Postbox concurrency %d, poll interval %d"
+                + " ms, lease 2 min; HikariCP pool (32 connections; SQLite 8); medians of %d"
+                + " interleaved runs, schema re-created and re-seeded before each run.%n%n",
+            config.batchSize(),
+            config.concurrency(),
+            config.pollInterval().toMillis(),
+            config.repetitions()));
+    return s.toString();
+  }
+
+  /**
+   * A Postbox dispatcher builder as a user would configure it for this run: the run's batch size,
+   * concurrency and poll interval, everything else default, counting finished rows into {@code
+   * progress} through the listener; then {@link Config#tune}.
+   */
+  Dispatcher.Builder dispatcher(DataSource ds, Progress progress) {
+    Dispatcher.Builder b =
+        Dispatcher.builder(ds)
+            .batchSize(config.batchSize())
+            .concurrency(config.concurrency())
+            .pollInterval(config.pollInterval())
+            .listener(
+                new Listener() {
+                  @Override
+                  public void delivered(Delivery delivery, Duration elapsed) {
+                    progress.add(1);
+                  }
+                });
+    return config.tune().apply(b);
+  }
+
+  void log(String format, Object... args) {
+    progress.printf(Locale.ROOT, format + "%n", args);
+    progress.flush();
+  }
+
+  void problem(String what) {
+    problems.add(what);
+    log("PROBLEM: %s", what);
+  }
+
+  /**
+   * CPU time of this process's threads, by thread: on Linux each thread's {@code
+   * /proc/self/task/<tid>/schedstat} (nanosecond precision), elsewhere one entry with {@link
+   * ProcessHandle.Info#totalCpuDuration()} (often clock ticks). Compare two with {@link #cpuSince}.
+   */
+  static Map<String, Long> cpuSnapshot() {
+    Map<String, Long> cpu = new HashMap<>();
+    Path tasks = Path.of("/proc/self/task");
+    if (Files.isDirectory(tasks)) {
+      try (var threads = Files.list(tasks)) {
+        threads.forEach(
+            t -> {
+              try {
+                String stat = Files.readString(t.resolve("schedstat"));
+                cpu.put(
+                    t.getFileName().toString(),
+                    Long.parseLong(stat.substring(0, stat.indexOf(' '))));
+              } catch (IOException | RuntimeException e) {
+                // the thread ended while we looked
+              }
+            });
+        return cpu;
+      } catch (IOException e) {
+        cpu.clear();
+      }
+    }
+    cpu.put(
+        "process",
+        ProcessHandle.current().info().totalCpuDuration().map(Duration::toNanos).orElse(0L));
+    return cpu;
+  }
+
+  /**
+   * CPU nanoseconds spent since {@code before}: by threads alive at both times, plus all of those
+   * started since. Threads that ended meanwhile (e.g. JIT compiler threads retiring) are left out
+   * rather than counted negative.
+   */
+  static long cpuSince(Map<String, Long> before) {
+    long total = 0;
+    for (Map.Entry<String, Long> now : cpuSnapshot().entrySet()) {
+      total += Math.max(0, now.getValue() - before.getOrDefault(now.getKey(), 0L));
+    }
+    return total;
+  }
+
+  /** Total memory from /proc/meminfo, or "?" where there is none. */
+  private static String memory() {
+    try {
+      for (String line : Files.readAllLines(Path.of("/proc/meminfo"))) {
+        if (line.startsWith("MemTotal:")) {
+          long kib = Long.parseLong(line.replaceAll("[^0-9]", ""));
+          return Math.round(kib / 1024.0 / 1024.0) + " GiB";
+        }
+      }
+    } catch (IOException | RuntimeException e) {
+      // not Linux
+    }
+    return "?";
+  }
+
+  /** The contestants' alternating order: as given on even repetitions, reversed on odd ones. */
+  static <T> List<T> interleaved(List<T> contestants, int repetition) {
+    List<T> order = new ArrayList<>(contestants);
+    if (repetition % 2 == 1) {
+      Collections.reverse(order);
+    }
+    return order;
+  }
+}

@@ -1,0 +1,42 @@
+package dev.postbox.bench;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Keeps the performance harness from rotting: every workload on every database with tiny sizes and
+ * one repetition. Asserts correctness only (each message delivered exactly once, every row
+ * finished, the report complete), never speed.
+ */
+class PerformanceSmokeTest {
+
+  @Test
+  void everyWorkloadOnEveryDatabaseDeliversEachMessageExactlyOnce() {
+    ByteArrayOutputStream log = new ByteArrayOutputStream();
+    PerformanceHarness.Report report =
+        PerformanceHarness.run(
+            PerformanceHarness.Config.smoke(), new PrintStream(log, true, StandardCharsets.UTF_8));
+    String output = log.toString(StandardCharsets.UTF_8);
+
+    assertEquals(List.of(), report.problems(), output);
+    for (String section :
+        List.of(
+            "### W1 backlog drain (outbox)",
+            "### W1 backlog drain (durable jobs)",
+            "### W2 produce and deliver",
+            "### W0 enqueue overhead",
+            "### Sustained drain (PostgreSQL)")) {
+      assertTrue(report.markdown().contains(section), section + " missing:\n" + report.markdown());
+    }
+    for (String database : List.of("| PostgreSQL ", "| MariaDB ", "| SQLite ", "| H2 ")) {
+      assertTrue(
+          report.markdown().contains(database), database + " missing:\n" + report.markdown());
+    }
+  }
+}

@@ -1,0 +1,331 @@
+package dev.postbox.bench;
+
+import dev.postbox.Database;
+import dev.postbox.Dispatcher;
+import dev.postbox.Message;
+import dev.postbox.Outbox;
+import dev.postbox.PostboxException;
+import dev.postbox.bench.PerformanceHarness.Wake;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.IntConsumer;
+import org.postgresql.PGConnection;
+
+/**
+ * W2, produce and deliver: producer threads commit transactions of one business row and one message
+ * while the dispatcher runs; end-to-end messages/s (first commit to last row deleted),
+ * commit-to-delivery latency p50/p99, and the process's CPU while the dispatcher sits idle
+ * afterwards. Postbox: {@code outbox.add} and {@code dispatcher.wakeUp()} after commit; the floor:
+ * a hand-written INSERT and a condition its single loop waits on.
+ */
+final class ProduceDeliver {
+  private static final String[] METRICS = {"rate", "p50", "p99", "idle"};
+  private static final String FLOOR_CHANNEL = "bench_floor";
+
+  private final PerformanceHarness h;
+  private final AtomicLong retries = new AtomicLong();
+
+  ProduceDeliver(PerformanceHarness h) {
+    this.h = h;
+  }
+
+  private record Result(double rate, double p50, double p99, double idleCpu) {}
+
+  void warmUp(BenchDb db) {
+    int perProducer = Math.max(1, h.config.warmupSize() / h.config.producers() / 5);
+    for (Wake wake : wakes(db)) {
+      measure(db, false, wake, perProducer, Duration.ZERO, "warm-up");
+      measure(db, true, wake, perProducer, Duration.ZERO, "warm-up");
+    }
+  }
+
+  /** The configured wake-up paths that {@code db} has (NOTIFY only on PostgreSQL). */
+  private List<Wake> wakes(BenchDb db) {
+    return h.config.wakes().stream()
+        .filter(w -> w != Wake.NOTIFY || db.database() == Database.POSTGRESQL)
+        .toList();
+  }
+
+  String run(List<BenchDb> dbs) {
+    Map<String, List<Double>> values = new LinkedHashMap<>();
+    for (BenchDb db : dbs) {
+      for (Wake wake : wakes(db)) {
+        for (int rep = 0; rep < h.config.repetitions(); rep++) {
+          for (boolean postbox : PerformanceHarness.interleaved(List.of(false, true), rep)) {
+            Result r =
+                measure(
+                    db,
+                    postbox,
+                    wake,
+                    h.config.transactions(),
+                    h.config.idleWindow(),
+                    "rep " + (rep + 1));
+            double[] v = {r.rate(), r.p50(), r.p99(), r.idleCpu()};
+            for (int i = 0; i < METRICS.length; i++) {
+              values
+                  .computeIfAbsent(key(db, wake, postbox, METRICS[i]), k -> new ArrayList<>())
+                  .add(v[i]);
+            }
+          }
+        }
+      }
+    }
+    return table(dbs, values);
+  }
+
+  private Result measure(
+      BenchDb db, boolean postbox, Wake wake, int perProducer, Duration idleWindow, String label) {
+    String name = postbox ? "Postbox" : "floor";
+    String what = "W2 " + db.name() + " " + wake + " " + name + " " + label;
+    int total = h.config.producers() * perProducer;
+    Deliveries d = new Deliveries(total);
+    Progress p = new Progress(total);
+    AtomicBoolean stop = new AtomicBoolean();
+    Floor.Wake condition = new Floor.Wake();
+    AtomicReference<Throwable> floorFailure = new AtomicReference<>();
+    Dispatcher dispatcher = null;
+    Thread floor = null;
+    Thread listener = null;
+    try {
+      db.reset();
+      Producers.Enqueuer enqueuer;
+      IntConsumer afterCommit;
+      boolean signal = wake == Wake.IN_PROCESS;
+      if (postbox) {
+        Outbox outbox = Outbox.builder().notifyOnAdd(wake == Wake.NOTIFY).build();
+        dispatcher =
+            h.dispatcher(db.dataSource(), p)
+                .outbox(outbox, e -> d.delivered(Deliveries.indexOfEventId(e.eventId())))
+                .build();
+        dispatcher.start();
+        Dispatcher started = dispatcher;
+        enqueuer = c -> index -> add(outbox, c, index);
+        afterCommit =
+            index -> {
+              d.committed(index);
+              if (signal) {
+                started.wakeUp();
+              }
+            };
+      } else {
+        floor =
+            Thread.ofPlatform()
+                .name("bench-floor")
+                .start(
+                    () -> {
+                      try {
+                        Floor.run(
+                            db,
+                            Floor.Kind.OUTBOX,
+                            h.config.batchSize(),
+                            Floor.Order.DUE,
+                            row -> d.delivered(row.index()),
+                            p,
+                            condition,
+                            h.config.pollInterval(),
+                            stop::get,
+                            retries);
+                      } catch (Throwable e) {
+                        floorFailure.set(e);
+                      }
+                    });
+        if (wake == Wake.NOTIFY) {
+          enqueuer = Producers.handWrittenNotifying(FLOOR_CHANNEL);
+          listener = listen(db, condition, stop, floorFailure);
+        } else {
+          enqueuer = Producers.handWritten(db);
+        }
+        afterCommit =
+            index -> {
+              d.committed(index);
+              if (signal) {
+                condition.signal();
+              }
+            };
+      }
+      Thread.sleep(200); // the dispatcher's first, empty claim is done: it waits like in production
+      long start = System.nanoTime();
+      Producers.run(db, h.config.producers(), perProducer, enqueuer, afterCommit, retries);
+      p.await(h.config.timeout(), total + " messages");
+      long nanos = System.nanoTime() - start;
+      double idle = Double.NaN;
+      if (!idleWindow.isZero()) {
+        Thread.sleep(500);
+        var cpu = PerformanceHarness.cpuSnapshot();
+        long wall = System.nanoTime();
+        Thread.sleep(idleWindow.toMillis());
+        idle = PerformanceHarness.cpuSince(cpu) / 1e6 / ((System.nanoTime() - wall) / 1e9);
+      }
+      long[] latencies = d.latencies();
+      Result r =
+          new Result(
+              total / (nanos / 1e9),
+              Stats.percentile(latencies, 50),
+              Stats.percentile(latencies, 99),
+              idle);
+      h.log(
+          "%s: %s msg/s, p50 %s ms, p99 %s ms, idle CPU %s ms/s",
+          what,
+          Stats.rate(r.rate()),
+          Stats.millis(r.p50()),
+          Stats.millis(r.p99()),
+          Stats.decimal(r.idleCpu(), 1));
+      return r;
+    } catch (Exception e) {
+      h.problem(what + ": failed: " + e);
+      return new Result(Double.NaN, Double.NaN, Double.NaN, Double.NaN);
+    } finally {
+      if (dispatcher != null) {
+        dispatcher.close();
+      }
+      stop.set(true);
+      condition.signal();
+      for (Thread t : new Thread[] {floor, listener}) {
+        try {
+          if (t != null) {
+            t.join();
+          }
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+        }
+      }
+      if (floorFailure.get() != null) {
+        h.problem(what + ": floor loop failed: " + floorFailure.get());
+      }
+      String problems = d.problems();
+      if (!problems.isEmpty()) {
+        h.problem(what + ": " + problems);
+      }
+      long remaining = db.count("SELECT COUNT(*) FROM postbox_outbox");
+      long orders = db.count("SELECT COUNT(*) FROM " + BenchDb.BUSINESS);
+      if (remaining != 0 || orders != total) {
+        h.problem(
+            what + ": " + remaining + " messages left, " + orders + " of " + total + " orders");
+      }
+    }
+  }
+
+  /**
+   * The floor's LISTEN, by hand: one pooled connection in {@code LISTEN}, pgjdbc's {@code
+   * getNotifications} with a 1 s timeout, one signal per batch of notifications.
+   */
+  private static Thread listen(
+      BenchDb db, Floor.Wake condition, AtomicBoolean stop, AtomicReference<Throwable> failure)
+      throws InterruptedException {
+    CountDownLatch listening = new CountDownLatch(1);
+    Thread t =
+        Thread.ofPlatform()
+            .name("bench-floor-listen")
+            .start(
+                () -> {
+                  try (Connection c = db.dataSource().getConnection()) {
+                    c.setAutoCommit(true);
+                    try (var s = c.createStatement()) {
+                      s.execute("LISTEN " + FLOOR_CHANNEL);
+                    }
+                    listening.countDown();
+                    PGConnection pg = c.unwrap(PGConnection.class);
+                    while (!stop.get()) {
+                      var notifications = pg.getNotifications(1000);
+                      if (notifications != null && notifications.length > 0) {
+                        condition.signal();
+                      }
+                    }
+                  } catch (Throwable e) {
+                    failure.set(e);
+                    listening.countDown();
+                  }
+                });
+    listening.await();
+    return t;
+  }
+
+  /** {@code outbox.add} as an application calls it: a stable event id and a partition key. */
+  static void add(Outbox outbox, Connection c, int index) throws SQLException {
+    try {
+      outbox.add(
+          c,
+          Message.of("order.placed", Deliveries.payload(index))
+              .eventId(Deliveries.eventId(index))
+              .key("customer-" + index % 64));
+    } catch (PostboxException e) {
+      if (e.getCause() instanceof SQLException s) {
+        throw s; // lets the producer retry a deadlock like it does for its own statements
+      }
+      throw e;
+    }
+  }
+
+  private static String key(BenchDb db, Wake wake, boolean postbox, String metric) {
+    return db.name() + "/" + wake + "/" + (postbox ? "Postbox" : "floor") + "/" + metric;
+  }
+
+  private String table(List<BenchDb> dbs, Map<String, List<Double>> v) {
+    MarkdownTable t =
+        new MarkdownTable(
+            "database",
+            "wake-up",
+            "floor msg/s",
+            "Postbox msg/s",
+            "÷ (≥ 0.95×)",
+            "floor p50 / p99 ms",
+            "Postbox p50 / p99 ms",
+            "≤ 2 / 15 ms",
+            "idle CPU floor / Postbox ms/s");
+    for (BenchDb db : dbs) {
+      for (Wake wake : wakes(db)) {
+        double floor = median(v, key(db, wake, false, "rate"));
+        double postbox = median(v, key(db, wake, true, "rate"));
+        double p50 = median(v, key(db, wake, true, "p50"));
+        double p99 = median(v, key(db, wake, true, "p99"));
+        String latencyTarget =
+            db.database() != Database.POSTGRESQL || wake == Wake.NONE || Double.isNaN(p50)
+                ? "–"
+                : (p50 <= 2e6 && p99 <= 15e6 ? "yes" : "**no**");
+        t.row(
+            db.name(),
+            switch (wake) {
+              case IN_PROCESS -> "wakeUp()";
+              case NOTIFY -> "NOTIFY";
+              case NONE -> "poll";
+            },
+            Stats.rate(floor),
+            Stats.rate(postbox),
+            Stats.ratio(postbox / floor) + " " + Stats.met(postbox / floor, 0.95, true),
+            Stats.millis(median(v, key(db, wake, false, "p50")))
+                + " / "
+                + Stats.millis(median(v, key(db, wake, false, "p99"))),
+            Stats.millis(p50) + " / " + Stats.millis(p99),
+            latencyTarget,
+            Stats.decimal(median(v, key(db, wake, false, "idle")), 1)
+                + " / "
+                + Stats.decimal(median(v, key(db, wake, true, "idle")), 1));
+      }
+    }
+    return "### W2 produce and deliver\n\n"
+        + String.format(
+            "%d producer threads × %,d transactions (one business row + one message each), the"
+                + " dispatcher running; messages/s from the first commit until the table is empty;"
+                + " latency from commit (producer) to delivery (transport). Wake-up: `wakeUp()` ="
+                + " `dispatcher.wakeUp()` after each commit (floor: a condition its loop waits on);"
+                + " NOTIFY = `Outbox.builder().notifyOnAdd(true)` and the dispatcher's LISTEN (floor:"
+                + " `pg_notify` inside its INSERT statement and a hand-written LISTEN loop); poll ="
+                + " neither. Idle CPU: the whole process's CPU time per second over %d ms after the"
+                + " last delivery, the dispatcher idle (per-thread schedstat).%n%n",
+            h.config.producers(), h.config.transactions(), h.config.idleWindow().toMillis())
+        + t;
+  }
+
+  private static double median(Map<String, List<Double>> v, String key) {
+    return Stats.median(v.getOrDefault(key, List.of()));
+  }
+}
