@@ -3,6 +3,7 @@ package dev.postbox;
 import dev.postbox.internal.Cleanup;
 import dev.postbox.internal.Lane;
 import dev.postbox.internal.LaneSettings;
+import dev.postbox.internal.Listeners;
 import dev.postbox.internal.ParkNow;
 import dev.postbox.internal.Periodic;
 import dev.postbox.internal.PostgresNotifications;
@@ -317,7 +318,7 @@ public final class Dispatcher implements AutoCloseable {
     private String instanceId = defaultInstanceId();
     private Duration shutdownTimeout = Duration.ofSeconds(30);
     private Duration cleanupInterval = Duration.ofMinutes(1);
-    private Listener listener = new Listener() {};
+    private Listener listener = Listeners.NONE;
     private Database database;
 
     private Builder(DataSource dataSource) {

@@ -22,8 +22,15 @@ final class Claimer<T> {
   private final QueueTable<T> table;
   private final LaneSettings settings;
   private final List<String> begin;
+  private final WriteGate gate;
 
-  Claimer(DataSource dataSource, QueueSql sql, QueueTable<T> table, LaneSettings settings) {
+  Claimer(
+      DataSource dataSource,
+      QueueSql sql,
+      QueueTable<T> table,
+      LaneSettings settings,
+      WriteGate gate) {
+    this.gate = gate;
     this.dataSource = dataSource;
     this.sql = sql;
     this.table = table;
@@ -37,10 +44,13 @@ final class Claimer<T> {
         sql.dialect,
         () -> {
           rows.clear();
-          try (Connection c = dataSource.getConnection()) {
-            inTransaction(c, () -> claimOnce(c, limit, rows));
-          }
-          return null;
+          return gate.through(
+              () -> {
+                try (Connection c = dataSource.getConnection()) {
+                  inTransaction(c, () -> claimOnce(c, limit, rows));
+                }
+                return null;
+              });
         });
     return rows;
   }

@@ -45,6 +45,8 @@ public final class Lane<T> {
   private final Set<Thread> deliveries = ConcurrentHashMap.newKeySet();
   private final Map<Long, Claimed<T>> held = new ConcurrentHashMap<>();
   private Thread loop;
+  // one name for all: building a name per thread costs more than starting the thread
+  private final Thread.Builder deliveryThreads;
 
   public Lane(
       DataSource dataSource,
@@ -58,8 +60,11 @@ public final class Lane<T> {
     this.settings = settings;
     this.deliverer = deliverer;
     this.name = settings.instanceId() + "-" + table.name();
-    this.claimer = new Claimer<>(dataSource, sql, table, settings);
-    this.completions = new Completions(dataSource, sql, settings, this::written);
+    this.deliveryThreads = Thread.ofVirtual().name(name + "-delivery");
+    WriteGate gate = new WriteGate(dialect.singleWriter());
+    this.claimer = new Claimer<>(dataSource, sql, table, settings, gate);
+    this.completions =
+        new Completions(dataSource, sql, settings, gate, this::runningNow, this::written);
     // renewal gets its own thread: a long cleanup must never delay it past a lease
     this.renewer =
         new Periodic(
@@ -185,14 +190,6 @@ public final class Lane<T> {
 
   private void startAll(List<Claimed<T>> rows) {
     for (int i = 0; i < rows.size(); i++) {
-      if (!awaitSlot() || (i > 0 && outage.active())) {
-        for (Claimed<T> unstarted : rows.subList(i, rows.size())) {
-          completions.add(
-              new Outcome(unstarted, Outcome.Kind.RELEASED, null, Duration.ZERO, Duration.ZERO));
-        }
-        log.info("{} - handing back {} claimed rows that had not started", name, rows.size() - i);
-        return;
-      }
       Claimed<T> row = rows.get(i);
       int max = maxAttempts(row);
       if (row.attempt() > max) {
@@ -211,13 +208,15 @@ public final class Lane<T> {
                 Duration.ZERO));
         continue;
       }
-      lock.lock();
-      try {
-        running++;
-      } finally {
-        lock.unlock();
+      if ((i > 0 && outage.active()) || !takeSlot()) {
+        for (Claimed<T> unstarted : rows.subList(i, rows.size())) {
+          completions.add(
+              new Outcome(unstarted, Outcome.Kind.RELEASED, null, Duration.ZERO, Duration.ZERO));
+        }
+        log.info("{} - handing back {} claimed rows that had not started", name, rows.size() - i);
+        return;
       }
-      Thread.ofVirtual().name(name + "-" + row.id()).start(() -> deliver(row));
+      deliveryThreads.start(() -> deliver(row));
     }
   }
 
@@ -327,6 +326,23 @@ public final class Lane<T> {
     lock.lock();
     try {
       return running;
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /** Waits for a free delivery slot and takes it; false (nothing taken) if the lane is stopping. */
+  private boolean takeSlot() {
+    lock.lock();
+    try {
+      while (running >= settings.concurrency() && !stopping) {
+        changed.awaitUninterruptibly();
+      }
+      if (stopping) {
+        return false;
+      }
+      running++;
+      return true;
     } finally {
       lock.unlock();
     }

@@ -1,11 +1,15 @@
 package dev.postbox.internal;
 
+import dev.postbox.Listener;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /** Calls user hooks so that a throwing listener never breaks the engine. */
-final class Listeners {
+public final class Listeners {
   private static final Logger log = LoggerFactory.getLogger(Listeners.class);
+
+  /** The listener of a dispatcher that was given none. */
+  public static final Listener NONE = new Listener() {};
 
   private Listeners() {}
 

@@ -37,6 +37,11 @@ public interface Dialect {
     return "id IN (" + dueSelect + ")";
   }
 
+  /** True if the database lets one connection write at a time (SQLite). */
+  default boolean singleWriter() {
+    return false;
+  }
+
   /** Appended to the claim's inner SELECT to skip rows other claimers hold; empty if not needed. */
   String skipLocked();
 

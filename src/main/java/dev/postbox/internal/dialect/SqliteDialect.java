@@ -47,6 +47,11 @@ final class SqliteDialect implements Dialect {
   }
 
   @Override
+  public boolean singleWriter() {
+    return true;
+  }
+
+  @Override
   public List<String> beginClaim() {
     return List.of("BEGIN IMMEDIATE");
   }
