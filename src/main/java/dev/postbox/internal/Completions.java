@@ -37,6 +37,7 @@ final class Completions {
   private final boolean keepDone;
   private final Consumer<List<Outcome>> onWritten;
   private final WriteGate gate;
+  private final Vacuum vacuum;
   private final boolean lingers;
   private final IntSupplier running;
   private static final int LINGER_MILLIS = 2;
@@ -52,6 +53,12 @@ final class Completions {
       IntSupplier running,
       Consumer<List<Outcome>> onWritten) {
     this.gate = gate;
+    this.vacuum =
+        new Vacuum(
+            dataSource,
+            sql.dialect.vacuum(sql.table),
+            settings.vacuumEvery(),
+            settings.instanceId());
     this.lingers = sql.dialect.singleWriter();
     this.running = running;
     this.dataSource = dataSource;
@@ -252,6 +259,7 @@ final class Completions {
         ps.setLong(p++, o.row().id());
       }
       int written = ps.executeUpdate();
+      vacuum.finished(written);
       if (settings.listener() != Listeners.NONE) { // no per-message garbage for the default
         for (Outcome o : rows) {
           Listeners.call(() -> settings.listener().delivered(delivery(o.row()), o.elapsed()));

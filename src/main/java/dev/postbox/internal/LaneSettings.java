@@ -16,6 +16,7 @@ import java.time.Duration;
  * @param backoff delay after a failed attempt
  * @param retention how long finished rows are kept; zero deletes them at once
  * @param cleanupInterval how often finished rows past retention are deleted
+ * @param vacuumEvery finished rows between two vacuums where the database has them; 0 for never
  * @param detectOutage true to pause the lane, not the rows, when every delivery fails
  * @param shutdownTimeout how long close waits for running deliveries
  * @param listener metrics hooks
@@ -30,6 +31,7 @@ public record LaneSettings(
     Backoff backoff,
     Duration retention,
     Duration cleanupInterval,
+    int vacuumEvery,
     boolean detectOutage,
     Duration shutdownTimeout,
     Listener listener) {}

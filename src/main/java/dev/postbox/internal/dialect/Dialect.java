@@ -37,6 +37,14 @@ public interface Dialect {
     return "id IN (" + dueSelect + ")";
   }
 
+  /**
+   * A statement that removes dead rows and index entries of {@code table} outside any transaction,
+   * or null where the database needs none.
+   */
+  default String vacuum(String table) {
+    return null;
+  }
+
   /** True if the database lets one connection write at a time (SQLite). */
   default boolean singleWriter() {
     return false;

@@ -36,6 +36,11 @@ final class PostgresDialect implements Dialect {
   }
 
   @Override
+  public String vacuum(String table) {
+    return "VACUUM (ANALYZE) " + table;
+  }
+
+  @Override
   public String idIn(String dueSelect) {
     // ARRAY(subquery) is an InitPlan, run exactly once; "id IN (subquery)" may become a semi-join
     // that re-runs the LIMITed FOR UPDATE subquery and leases far more rows than the LIMIT
