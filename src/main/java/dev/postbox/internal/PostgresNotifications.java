@@ -35,7 +35,9 @@ public final class PostgresNotifications {
     this.dataSource = dataSource;
     this.wakeUpByChannel = Map.copyOf(wakeUpByChannel);
     this.instanceId = instanceId;
-    this.thread = Thread.ofVirtual().name(instanceId + "-listen").unstarted(this::run);
+    // a platform thread: blocked in the driver's timed socket read, a virtual thread measured
+    // 70 ms median wake-up latency against 2 ms for a platform thread (W2, NOTIFY)
+    this.thread = Thread.ofPlatform().daemon().name(instanceId + "-listen").unstarted(this::run);
   }
 
   /** PostgreSQL channel names are identifiers: at most 63 bytes. */
