@@ -59,7 +59,26 @@ public final class Rules {
             field, "must not contain control characters (found one at index " + i + ")");
       }
     }
+    requireWellFormed(field, value);
     return value;
+  }
+
+  /**
+   * Refuses unpaired UTF-16 surrogates: drivers store each as '?', so two different ids would
+   * become one and the second would be dropped as a duplicate.
+   */
+  private static void requireWellFormed(String field, String value) {
+    for (int i = 0; i < value.length(); i++) {
+      char c = value.charAt(i);
+      if (Character.isHighSurrogate(c)
+          && i + 1 < value.length()
+          && Character.isLowSurrogate(value.charAt(i + 1))) {
+        i++;
+      } else if (Character.isSurrogate(c)) {
+        throw new InvalidValueException(
+            field, "must be well-formed Unicode (unpaired surrogate at index " + i + ")");
+      }
+    }
   }
 
   /** A header name and value. */
@@ -79,6 +98,7 @@ public final class Rules {
             "header '" + name + "'", "value must not contain control characters (index " + i + ")");
       }
     }
+    requireWellFormed("header '" + name + "'", value);
   }
 
   /** Checks the header count. */

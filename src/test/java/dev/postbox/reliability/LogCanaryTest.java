@@ -1,0 +1,106 @@
+package dev.postbox.reliability;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Scenario 11, logging half: a JVM logging at TRACE runs messages and jobs through delivery,
+ * retries, parking and rejected input, every payload and header value carrying a canary; nothing it
+ * prints (logs on stderr, exception messages and toString() on stdout) may contain the canary,
+ * while event ids and topics must appear.
+ */
+class LogCanaryTest {
+
+  @Test
+  void payloadsAndHeaderValuesNeverReachTheLogsOnPostgres() throws Exception {
+    run("postgresql");
+  }
+
+  @Test
+  void payloadsAndHeaderValuesNeverReachTheLogsOnMariaDb() throws Exception {
+    run("mariadb");
+  }
+
+  @Test
+  void payloadsAndHeaderValuesNeverReachTheLogsOnSqlite() throws Exception {
+    run("sqlite");
+  }
+
+  private void run(String label) throws Exception {
+    try (RelDb db = RelDb.open(label)) {
+      db.reset();
+      Path dir = Reporting.buildDir().resolve("reliability").resolve("children");
+      Files.createDirectories(dir);
+      Path out = dir.resolve("log-canary-" + label + ".out");
+      Path err = dir.resolve("log-canary-" + label + ".err");
+      String classPath = System.getProperty("surefire.test.class.path");
+      if (classPath == null || classPath.isBlank()) {
+        classPath = System.getProperty("java.class.path");
+      }
+      List<String> command = new ArrayList<>();
+      command.add(ProcessHandle.current().info().command().orElseThrow());
+      command.add("-XX:TieredStopAtLevel=1");
+      command.add("-Dorg.slf4j.simpleLogger.defaultLogLevel=trace");
+      command.add("-Dorg.slf4j.simpleLogger.showDateTime=true");
+      command.add("-Dorg.slf4j.simpleLogger.dateTimeFormat=HH:mm:ss.SSS");
+      command.add("-cp");
+      command.add(classPath);
+      command.add(LogCanaryProcess.class.getName());
+      command.addAll(db.childArgs());
+      Process p =
+          new ProcessBuilder(command)
+              .redirectOutput(out.toFile())
+              .redirectError(err.toFile())
+              .start();
+      try {
+        assertTrue(p.waitFor(120, TimeUnit.SECONDS), "the canary run did not finish");
+      } finally {
+        p.destroyForcibly();
+      }
+      String stdout = read(out);
+      String stderr = read(err);
+      assertEquals(0, p.exitValue(), stderr);
+      assertTrue(stdout.contains("CANARY-RUN-DONE"), stdout);
+      long canaryLines =
+          (stdout + "\n" + stderr).lines().filter(l -> l.contains(LogCanaryProcess.CANARY)).count();
+      long logLines = stderr.lines().count();
+      long rejected = stdout.lines().filter(l -> l.startsWith("REJECTED")).count();
+      boolean nulAccepted = stdout.contains("ACCEPTED evt-nul");
+      Reporting.Line line =
+          new Reporting.Line("log-canary", label)
+              .put("log_lines", logLines)
+              .put("canary_lines", canaryLines)
+              .put("rejected_inputs", rejected)
+              .put("nul_payload", nulAccepted ? "accepted" : "rejected_by_database");
+      line.print("short");
+      assertEquals(
+          0,
+          canaryLines,
+          "payload or header value printed:\n"
+              + (stdout + "\n" + stderr)
+                  .lines()
+                  .filter(l -> l.contains(LogCanaryProcess.CANARY))
+                  .limit(10)
+                  .toList());
+      assertFalse(stdout.contains("NOT REJECTED"), stdout);
+      assertTrue(stderr.contains("evt-visible-"), "event ids are logged: " + line);
+      assertTrue(stderr.contains("evt-poison"), "the parked event id is logged: " + line);
+      assertTrue(stderr.contains(LogCanaryProcess.TOPIC), "topics are logged: " + line);
+      assertTrue(stdout.contains("FINAL outbox_pending=0"), stdout);
+    }
+  }
+
+  private static String read(Path file) throws IOException {
+    return Files.readString(file, StandardCharsets.UTF_8);
+  }
+}

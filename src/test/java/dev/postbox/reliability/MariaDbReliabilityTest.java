@@ -1,0 +1,14 @@
+package dev.postbox.reliability;
+
+/** The short reliability scenarios on MariaDB; part of {@code mvn verify}. */
+class MariaDbReliabilityTest extends ServerReliabilityTest {
+  @Override
+  String database() {
+    return "mariadb";
+  }
+
+  @Override
+  Profile profile() {
+    return Profile.SHORT;
+  }
+}

@@ -1,0 +1,12 @@
+package dev.postbox.reliability;
+
+import org.junit.jupiter.api.Tag;
+
+/** The long reliability scenarios on SQLite: {@code mvn -B verify -Plong}. */
+@Tag("long")
+class SqliteReliabilityLongTest extends SqliteReliabilityTest {
+  @Override
+  Profile profile() {
+    return Profile.LONG;
+  }
+}
