@@ -562,7 +562,8 @@ public abstract class OutboxContractTest extends DatabaseTest {
         "others delivered, garbled parked",
         () ->
             transport.total.get() == 2
-                && Sql.count(ds, "SELECT COUNT(*) FROM postbox_outbox WHERE state = 2") == 1);
+                && Sql.count(ds, "SELECT COUNT(*) FROM postbox_outbox WHERE state = 2") == 1
+                && rows() == 1);
     assertEquals(1, rows());
     String error = (String) Sql.value(ds, "SELECT last_error FROM postbox_outbox");
     assertTrue(error.contains("could not be read"), error);

@@ -227,7 +227,9 @@ final class Producer {
   private void write(long n, SplittableRandom random) {
     String eventId = plan.prefix() + "-" + n;
     String key = "k" + (n % 16);
-    boolean poison = plan.poisonRate() > 0 && random.nextDouble() < plan.poisonRate();
+    // every (1 / rate)-th row, not a random draw: a short run must never end up with no poison
+    long every = plan.poisonRate() > 0 ? Math.max(1, Math.round(1 / plan.poisonRate())) : 0;
+    boolean poison = every > 0 && n % every == every / 2;
     boolean rollback = random.nextDouble() < plan.rollbackRate();
     boolean hold = random.nextDouble() < plan.holdRate();
     long delayMillis =

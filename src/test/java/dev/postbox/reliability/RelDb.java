@@ -249,6 +249,10 @@ final class RelDb implements AutoCloseable {
   }
 
   List<Object[]> rows(String sql, Object... params) {
+    return retrying(() -> rowsOnce(sql, params));
+  }
+
+  private List<Object[]> rowsOnce(String sql, Object... params) {
     try (Connection c = pool.getConnection();
         PreparedStatement ps = c.prepareStatement(sql)) {
       bind(ps, params);
@@ -271,6 +275,10 @@ final class RelDb implements AutoCloseable {
 
   /** Instants of the first column, read as the dialect writes them. */
   List<Instant> instants(String sql, Object... params) {
+    return retrying(() -> instantsOnce(sql, params));
+  }
+
+  private List<Instant> instantsOnce(String sql, Object... params) {
     try (Connection c = pool.getConnection();
         PreparedStatement ps = c.prepareStatement(sql)) {
       bind(ps, params);
@@ -288,6 +296,45 @@ final class RelDb implements AutoCloseable {
   }
 
   int update(String sql, Object... params) {
+    return retrying(() -> updateOnce(sql, params));
+  }
+
+  /**
+   * Runs a checker query again while the connection to the server is broken (a server restart, ours
+   * or anyone's), for up to a minute; any other error fails at once.
+   */
+  private static <T> T retrying(java.util.function.Supplier<T> query) {
+    long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.MINUTES.toNanos(1);
+    while (true) {
+      try {
+        return query.get();
+      } catch (IllegalStateException e) {
+        if (!(e.getCause() instanceof SQLException s)
+            || !connectionLost(s)
+            || System.nanoTime() > deadline) {
+          throw e;
+        }
+        Child.sleep(250);
+      }
+    }
+  }
+
+  private static boolean connectionLost(SQLException e) {
+    for (Throwable t = e; t != null; t = t.getCause()) {
+      if (t instanceof java.sql.SQLTransientConnectionException
+          || t instanceof java.sql.SQLNonTransientConnectionException
+          || t instanceof java.io.EOFException
+          || t instanceof java.net.SocketException
+          || (t instanceof SQLException s
+              && s.getSQLState() != null
+              && (s.getSQLState().startsWith("08") || s.getSQLState().equals("57P01")))) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  private int updateOnce(String sql, Object... params) {
     try (Connection c = pool.getConnection();
         PreparedStatement ps = c.prepareStatement(sql)) {
       bind(ps, params);
