@@ -339,6 +339,51 @@ public abstract class OutboxContractTest extends DatabaseTest {
   }
 
   @Test
+  void aFalseOutageFromPoisonIsProbedWithTheNewestMessageNotThePoison() {
+    // regression: probes took the oldest due rows, i.e. the poison that looked like an outage,
+    // with doubling pauses, so a healthy message committed meanwhile waited behind all of them
+    List<Message> poison = new ArrayList<>();
+    for (int i = 0; i < 6; i++) {
+      poison.add(Message.of("poison", "{}").eventId("p-" + i));
+    }
+    add(poison.toArray(Message[]::new));
+    CountDownLatch outageStarted = new CountDownLatch(1);
+    List<String> calls = new CopyOnWriteArrayList<>();
+    RecordingTransport transport =
+        new RecordingTransport() {
+          @Override
+          public void send(Envelope envelope) throws Exception {
+            calls.add(envelope.eventId());
+            if (envelope.topic().equals("poison")) {
+              throw new IllegalStateException("poison");
+            }
+            super.send(envelope);
+          }
+        };
+    started(
+        dispatcher(transport)
+            .concurrency(1)
+            .batchSize(1)
+            .pollInterval(Duration.ofMillis(300))
+            .listener(
+                new Listener() {
+                  @Override
+                  public void outageStarted(String table) {
+                    outageStarted.countDown();
+                  }
+                }));
+    Await.until(
+        WAIT, "three poison failures taken for an outage", () -> outageStarted.getCount() == 0);
+    int callsBefore = calls.size();
+    add(Message.of("t", "{}").eventId("healthy"));
+
+    Await.until(WAIT, "the healthy message", () -> transport.count("healthy") == 1);
+    List<String> between = List.copyOf(calls.subList(callsBefore, calls.indexOf("healthy")));
+    // at most one probe can have been claimed before the healthy row was committed
+    assertTrue(between.size() <= 1, "poison probed before the healthy message: " + between);
+  }
+
+  @Test
   void duplicateEventIdIsANoOpThatDoesNotAbortTheTransaction() {
     Sql.commit(
         ds,

@@ -38,7 +38,12 @@ final class Claimer<T> {
     this.begin = sql.dialect.beginClaim();
   }
 
-  List<Claimed<T>> claim(int limit) throws SQLException {
+  /**
+   * Claims up to {@code limit} due rows, oldest due first; or, for an outage probe, the newest rows
+   * first, so a probe tries a message that arrived after a burst of poison rather than the poison
+   * itself.
+   */
+  List<Claimed<T>> claim(int limit, boolean probe) throws SQLException {
     List<Claimed<T>> rows = new ArrayList<>(limit);
     Retry.transients(
         sql.dialect,
@@ -47,7 +52,7 @@ final class Claimer<T> {
           return gate.through(
               () -> {
                 try (Connection c = dataSource.getConnection()) {
-                  inTransaction(c, () -> claimOnce(c, limit, rows));
+                  inTransaction(c, () -> claimOnce(c, limit, probe, rows));
                 }
                 return null;
               });
@@ -99,9 +104,11 @@ final class Claimer<T> {
     }
   }
 
-  private void claimOnce(Connection c, int limit, List<Claimed<T>> rows) throws SQLException {
+  private void claimOnce(Connection c, int limit, boolean probe, List<Claimed<T>> rows)
+      throws SQLException {
     if (sql.dialect.claimsWithUpdateReturning()) {
-      try (PreparedStatement ps = c.prepareStatement(sql.claimReturning)) {
+      try (PreparedStatement ps =
+          c.prepareStatement(probe ? sql.probeReturning : sql.claimReturning)) {
         ps.setString(1, settings.instanceId());
         ps.setLong(2, settings.lease().toMillis());
         ps.setInt(3, limit);
@@ -111,7 +118,7 @@ final class Claimer<T> {
       }
       return;
     }
-    try (PreparedStatement ps = c.prepareStatement(sql.claimSelect)) {
+    try (PreparedStatement ps = c.prepareStatement(probe ? sql.probeSelect : sql.claimSelect)) {
       ps.setInt(1, limit);
       try (ResultSet rs = ps.executeQuery()) {
         read(rs, 1, rows); // the SELECT sees attempts before the UPDATE adds one

@@ -161,7 +161,7 @@ public final class Lane<T> {
       }
       List<Claimed<T>> rows;
       try {
-        rows = claim(limit);
+        rows = claim(limit, outage.active()); // in an outage the one row claimed is a probe
         outage.claimed(rows);
         errorPauseMillis = 100;
       } catch (SQLException | RuntimeException e) {
@@ -180,8 +180,8 @@ public final class Lane<T> {
     }
   }
 
-  private List<Claimed<T>> claim(int limit) throws SQLException {
-    List<Claimed<T>> rows = claimer.claim(limit);
+  private List<Claimed<T>> claim(int limit, boolean probe) throws SQLException {
+    List<Claimed<T>> rows = claimer.claim(limit, probe);
     for (Claimed<T> row : rows) {
       held.put(row.id(), row);
     }

@@ -24,6 +24,7 @@ final class LeaseRenewer implements Runnable {
   private final QueueSql sql;
   private final LaneSettings settings;
   private final Supplier<Collection<Long>> held;
+  private long lastRenewedNanos = System.nanoTime(); // only the periodic thread uses it
 
   LeaseRenewer(
       DataSource dataSource, QueueSql sql, LaneSettings settings, Supplier<Collection<Long>> held) {
@@ -37,6 +38,7 @@ final class LeaseRenewer implements Runnable {
   public void run() {
     List<Long> ids = new ArrayList<>(held.get());
     if (ids.isEmpty()) {
+      lastRenewedNanos = System.nanoTime(); // nothing held, nothing at risk
       return;
     }
     try {
@@ -57,6 +59,7 @@ final class LeaseRenewer implements Runnable {
             }
             return null;
           });
+      warnIfLate(ids.size());
     } catch (SQLException | RuntimeException e) {
       log.warn(
           "{} - renewing {} leases on {} failed: {}",
@@ -64,6 +67,28 @@ final class LeaseRenewer implements Runnable {
           ids.size(),
           sql.table,
           e.toString());
+    }
+  }
+
+  /**
+   * Renewal runs every third of the lease; a gap over half the lease means the renewal waited (for
+   * a pooled connection, behind a slow statement, or in a process pause) and held rows came close
+   * to being taken over by another instance.
+   */
+  private void warnIfLate(int rows) {
+    long now = System.nanoTime();
+    long gapMillis = (now - lastRenewedNanos) / 1_000_000;
+    lastRenewedNanos = now;
+    if (gapMillis > settings.lease().toMillis() / 2) {
+      log.warn(
+          "{} - leases of {} rows on {} renewed {} ms after the previous renewal, more than half the"
+              + " lease ({} ms): another instance may take them over; check that the connection"
+              + " pool is not exhausted by deliveries and that the process is not pausing",
+          settings.instanceId(),
+          rows,
+          sql.table,
+          gapMillis,
+          settings.lease().toMillis());
     }
   }
 }

@@ -8,6 +8,9 @@ import dev.postbox.internal.dialect.Dialect;
  */
 final class QueueSql {
   private static final String DUE = "state = 0 AND available_at <= ";
+  private static final String OLDEST_DUE_FIRST = " ORDER BY available_at, id LIMIT ?";
+  // ids grow with inserts: the newest message is the likeliest not to be poison
+  private static final String NEWEST_FIRST = " ORDER BY id DESC LIMIT ?";
 
   final Dialect dialect;
   final String table;
@@ -18,6 +21,12 @@ final class QueueSql {
 
   /** Locking SELECT of a two-step claim. Params: limit. */
   final String claimSelect;
+
+  /** {@link #claimReturning}, newest row first: an outage probe. Params as there. */
+  final String probeReturning;
+
+  /** {@link #claimSelect}, newest row first: an outage probe. Params as there. */
+  final String probeSelect;
 
   /** Failure. Params: state, attempts, delay millis, last_error, id, leased_by, attempts. */
   final String fail;
@@ -35,34 +44,10 @@ final class QueueSql {
     this.table = t.name();
     this.returned = "id, attempts, created_at, " + t.itemColumns();
     this.doneSet = t.doneSet();
-    String due =
-        "SELECT id FROM "
-            + table
-            + " WHERE "
-            + DUE
-            + dialect.now()
-            + " ORDER BY available_at, id LIMIT ?"
-            + dialect.skipLocked();
-    this.claimReturning =
-        "UPDATE "
-            + table
-            + " SET leased_by = ?, attempts = attempts + 1,"
-            + " available_at = "
-            + dialect.nowPlusMillis()
-            + " WHERE "
-            + dialect.idIn(due)
-            + " RETURNING "
-            + returned;
-    this.claimSelect =
-        "SELECT "
-            + returned
-            + " FROM "
-            + table
-            + " WHERE "
-            + DUE
-            + dialect.now()
-            + " ORDER BY available_at, id LIMIT ?"
-            + dialect.skipLocked();
+    this.claimReturning = claimReturning(OLDEST_DUE_FIRST);
+    this.claimSelect = claimSelect(OLDEST_DUE_FIRST);
+    this.probeReturning = claimReturning(NEWEST_FIRST);
+    this.probeSelect = claimSelect(NEWEST_FIRST);
     this.fail =
         "UPDATE "
             + table
@@ -79,6 +64,32 @@ final class QueueSql {
     this.cleanup =
         dialect.deleteLimited(
             table, "id", "state = 1 AND available_at < " + dialect.nowPlusMillis());
+  }
+
+  private String claimReturning(String order) {
+    String due =
+        "SELECT id FROM " + table + " WHERE " + DUE + dialect.now() + order + dialect.skipLocked();
+    return "UPDATE "
+        + table
+        + " SET leased_by = ?, attempts = attempts + 1,"
+        + " available_at = "
+        + dialect.nowPlusMillis()
+        + " WHERE "
+        + dialect.idIn(due)
+        + " RETURNING "
+        + returned;
+  }
+
+  private String claimSelect(String order) {
+    return "SELECT "
+        + returned
+        + " FROM "
+        + table
+        + " WHERE "
+        + DUE
+        + dialect.now()
+        + order
+        + dialect.skipLocked();
   }
 
   /** Second step of a two-step claim. Params: leased_by, lease millis, then n ids. */

@@ -118,10 +118,13 @@ final class Child implements AutoCloseable {
     throw new IllegalStateException(instance + " printed no CLOCK line");
   }
 
-  /** The last STATUS line's figures, or an empty map. */
+  /** The last complete STATUS line's figures, or an empty map. */
   Map<String, Long> status() {
     String last = null;
-    for (String line : tail(out, 4000).split("\n")) {
+    String text = tail(out, 4000);
+    // System.out flushes in pieces of 128 bytes: the last line may still be half-written
+    text = text.substring(0, text.lastIndexOf('\n') + 1);
+    for (String line : text.split("\n")) {
       if (line.startsWith("STATUS ")) {
         last = line;
       }
@@ -222,7 +225,8 @@ final class Child implements AutoCloseable {
 
   static String tail(Path file, int chars) {
     try {
-      String s = Files.readString(file, StandardCharsets.UTF_8);
+      // lenient: a read may end inside a multi-byte character the child is still writing
+      String s = new String(Files.readAllBytes(file), StandardCharsets.UTF_8);
       return s.length() <= chars ? s : s.substring(s.length() - chars);
     } catch (IOException e) {
       return "";

@@ -705,10 +705,10 @@ final class Scenarios {
   }
 
   /**
-   * Bug reproduction: poison rows that fail together make the outbox lane declare a transport
-   * outage; its probes then take the oldest due rows, which are the poison rows, with pauses
-   * doubling to 30 s, so healthy messages committed meanwhile wait behind all of them. The README
-   * promises the probing lasts "until a healthy message arrives".
+   * Regression: poison rows that fail together look like a transport outage. The probes used to
+   * take the oldest due rows, i.e. the poison, with pauses doubling to 30 s, so healthy messages
+   * committed meanwhile waited behind them (seen: > 20 s). Probes take the newest row now, so the
+   * first healthy message ends the false outage; the poison is still parked.
    */
   Reporting.Line poisonStall() {
     try (Harness h = harness("poison-stall")) {
@@ -738,10 +738,12 @@ final class Scenarios {
         worst = Math.max(worst, Duration.between(created.get(i), first).toMillis());
       }
       long outages = c.statusFigure("outages");
+      long parked = h.parked();
       h.stopAll();
       Reporting.Line line =
           new Reporting.Line("poison-stall", db.label)
               .put("poison", 20)
+              .put("parked", parked)
               .put("healthy", ids.size())
               .put("healthy_undelivered", undelivered)
               .put("worst_healthy_latency_ms", worst)

@@ -4,7 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 
@@ -56,10 +55,6 @@ class SqliteReliabilityTest {
     scenarios.poison(false);
   }
 
-  @Disabled(
-      "bug: 20 fresh poison messages failing together look like an outage; the probes then take"
-          + " the oldest due rows (the poison) with pauses doubling to 30 s, so healthy messages"
-          + " committed meanwhile wait (seen: > 20 s). See docs/reliability.md, known issues.")
   @Test
   void healthyMessagesAreNotStalledBehindPoisonAfterAFalseOutage() {
     Reporting.Line line = scenarios.poisonStall();
