@@ -1,13 +1,13 @@
 package dev.postbox.internal;
 
+import dev.postbox.Database;
 import dev.postbox.internal.dialect.Dialect;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.List;
-import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.function.Function;
 
 /**
@@ -18,6 +18,7 @@ import java.util.function.Function;
  */
 public final class IdempotentInsert {
   private static final int CHUNK = 500;
+  private static final int CACHED_ROWS = 16;
 
   private final String table;
   private final String columns;
@@ -25,7 +26,14 @@ public final class IdempotentInsert {
   private final String uniqueColumn;
   private final Function<Dialect, String> valueTuple;
   private final String notifyChannel;
-  private final Map<Object, String> statements = new ConcurrentHashMap<>();
+  // by dialect, form and row count (up to 16, and CHUNK): built once, no key objects per insert
+  private final AtomicReferenceArray<Insert> statements =
+      new AtomicReferenceArray<>(Database.values().length * 2 * (CACHED_ROWS + 2));
+
+  /** One statement; {@code countAsRow}: it returns the inserted count as a row (insert+notify). */
+  private record Insert(String sql, boolean countAsRow) {}
+
+  private static final Insert NONE = new Insert(null, false);
 
   /**
    * @param columns the inserted columns, comma-separated
@@ -59,8 +67,8 @@ public final class IdempotentInsert {
   }
 
   private int insertChunk(Connection c, Dialect d, List<Object[]> rows) throws SQLException {
-    String skipping = statement(d, rows.size(), true);
-    if (skipping != null) {
+    Insert skipping = statement(d, rows.size(), true);
+    if (skipping.sql() != null) {
       return execute(c, skipping, rows);
     }
     try {
@@ -74,7 +82,7 @@ public final class IdempotentInsert {
       return 0;
     }
     int inserted = 0;
-    String single = statement(d, 1, false);
+    Insert single = statement(d, 1, false);
     for (Object[] row : rows) {
       try {
         inserted += execute(c, single, List.<Object[]>of(row));
@@ -87,33 +95,39 @@ public final class IdempotentInsert {
     return inserted;
   }
 
-  private String statement(Dialect d, int rows, boolean skipping) {
-    String cacheKey = d.database() + ":" + rows + ":" + skipping;
-    String cached = statements.get(cacheKey);
+  /** The statement for {@code rows} rows; its sql is null if the dialect has no skipping form. */
+  private Insert statement(Dialect d, int rows, boolean skipping) {
+    int slot = rows <= CACHED_ROWS ? rows : rows == CHUNK ? CACHED_ROWS + 1 : -1;
+    int index = ((d.database().ordinal() * 2) + (skipping ? 1 : 0)) * (CACHED_ROWS + 2) + slot;
+    Insert cached = slot < 0 ? null : statements.get(index);
     if (cached != null) {
-      return cached.isEmpty() ? null : cached;
+      return cached;
     }
     String tuple = valueTuple.apply(d);
     StringBuilder values = new StringBuilder(rows * (tuple.length() + 2));
     for (int i = 0; i < rows; i++) {
       values.append(i == 0 ? "" : ", ").append(tuple);
     }
-    String sql =
-        skipping
-            ? d.insertSkippingDuplicates(table, columns, values.toString(), uniqueColumn)
-            : "INSERT INTO " + table + " (" + columns + ") VALUES " + values;
-    if (sql != null && skipping && notifyChannel != null) {
-      String notifying = d.insertAndNotify(sql, notifyChannel);
-      sql = notifying != null ? notifying : sql;
+    Insert built;
+    if (!skipping) {
+      built = new Insert("INSERT INTO " + table + " (" + columns + ") VALUES " + values, false);
+    } else {
+      String sql = d.insertSkippingDuplicates(table, columns, values.toString(), uniqueColumn);
+      String notifying =
+          sql != null && notifyChannel != null ? d.insertAndNotify(sql, notifyChannel) : null;
+      built =
+          sql == null
+              ? NONE
+              : notifying != null ? new Insert(notifying, true) : new Insert(sql, false);
     }
-    if (rows <= 16 || rows == CHUNK) {
-      statements.put(cacheKey, sql == null ? "" : sql);
+    if (slot >= 0) {
+      statements.set(index, built);
     }
-    return sql;
+    return built;
   }
 
-  private int execute(Connection c, String sql, List<Object[]> rows) throws SQLException {
-    try (PreparedStatement ps = c.prepareStatement(sql)) {
+  private int execute(Connection c, Insert insert, List<Object[]> rows) throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement(insert.sql())) {
       int p = 1;
       for (Object[] row : rows) {
         for (int i = 0; i < types.length; i++) {
@@ -129,7 +143,7 @@ public final class IdempotentInsert {
           }
         }
       }
-      if (sql.startsWith("WITH")) { // insert and notify: the count comes back as a row
+      if (insert.countAsRow()) {
         try (ResultSet rs = ps.executeQuery()) {
           rs.next();
           return rs.getInt(1);

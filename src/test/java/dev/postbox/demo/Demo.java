@@ -9,6 +9,7 @@ import dev.postbox.Outbox;
 import dev.postbox.Parked;
 import dev.postbox.QueueStats;
 import dev.postbox.Transport;
+import dev.postbox.testing.TestDatabase;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Files;
@@ -272,7 +273,7 @@ public final class Demo {
             throw new IllegalStateException(
                 SCHEMA.toAbsolutePath() + " not found: run the demo from the project's root");
           }
-          for (String statement : statements(Files.readString(SCHEMA))) {
+          for (String statement : TestDatabase.statements(Files.readString(SCHEMA))) {
             s.execute(statement);
           }
           created = true;
@@ -405,32 +406,5 @@ public final class Demo {
         return rs.getLong(1);
       }
     }
-  }
-
-  /**
-   * Splits a schema file into statements like the tests do: drops comment lines, splits at ';'
-   * ending a line.
-   */
-  static List<String> statements(String script) {
-    List<String> statements = new ArrayList<>();
-    StringBuilder current = new StringBuilder();
-    for (String line : script.split("\n")) {
-      String trimmed = line.strip();
-      if (trimmed.startsWith("--") || trimmed.isEmpty()) {
-        continue;
-      }
-      int comment = line.indexOf("--");
-      String code = comment >= 0 ? line.substring(0, comment) : line;
-      current.append(code).append('\n');
-      if (code.strip().endsWith(";")) {
-        String statement = current.toString().strip();
-        statements.add(statement.substring(0, statement.length() - 1));
-        current.setLength(0);
-      }
-    }
-    if (!current.toString().isBlank()) {
-      statements.add(current.toString().strip());
-    }
-    return statements;
   }
 }

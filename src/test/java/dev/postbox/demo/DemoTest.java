@@ -102,7 +102,8 @@ class DemoTest {
   @Test
   void splitsTheSchemaFileIntoItsStatements() throws Exception {
     List<String> statements =
-        Demo.statements(java.nio.file.Files.readString(Demo.SCHEMA, StandardCharsets.UTF_8));
+        dev.postbox.testing.TestDatabase.statements(
+            java.nio.file.Files.readString(Demo.SCHEMA, StandardCharsets.UTF_8));
 
     assertTrue(statements.get(0).startsWith("CREATE TABLE postbox_outbox ("), statements.get(0));
     assertTrue(statements.get(0).endsWith(")"), statements.get(0));

@@ -5,6 +5,7 @@ import com.zaxxer.hikari.HikariDataSource;
 import dev.postbox.Database;
 import dev.postbox.internal.dialect.Dialect;
 import dev.postbox.internal.dialect.Dialects;
+import dev.postbox.testing.TestDatabase;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -149,7 +150,7 @@ final class RelDb implements AutoCloseable {
       for (String table : REL_TABLES) {
         s.execute("DROP TABLE IF EXISTS " + table);
       }
-      for (String statement : statements(Files.readString(schemaFile()))) {
+      for (String statement : TestDatabase.statements(Files.readString(schemaFile()))) {
         s.execute(statement);
       }
       for (String statement : relSchema()) {
@@ -212,30 +213,6 @@ final class RelDb implements AutoCloseable {
             + " NOT NULL)"
             + suffix,
         "CREATE INDEX rel_deliveries_event ON rel_deliveries (event_id, attempt)");
-  }
-
-  /** Splits a schema file into statements: drops comment lines, splits at ';' ending a line. */
-  static List<String> statements(String script) {
-    List<String> statements = new ArrayList<>();
-    StringBuilder current = new StringBuilder();
-    for (String line : script.split("\n")) {
-      String trimmed = line.strip();
-      if (trimmed.startsWith("--") || trimmed.isEmpty()) {
-        continue;
-      }
-      int comment = line.indexOf("--");
-      String code = comment >= 0 ? line.substring(0, comment) : line;
-      current.append(code).append('\n');
-      if (code.strip().endsWith(";")) {
-        String statement = current.toString().strip();
-        statements.add(statement.substring(0, statement.length() - 1));
-        current.setLength(0);
-      }
-    }
-    if (!current.toString().isBlank()) {
-      statements.add(current.toString().strip());
-    }
-    return statements;
   }
 
   long count(String sql, Object... params) {

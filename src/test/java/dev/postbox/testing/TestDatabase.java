@@ -167,7 +167,7 @@ public final class TestDatabase implements AutoCloseable {
   }
 
   /** Splits a schema file into statements: drops comment lines, splits at ';' ending a line. */
-  static List<String> statements(String script) {
+  public static List<String> statements(String script) {
     List<String> statements = new ArrayList<>();
     StringBuilder current = new StringBuilder();
     for (String line : script.split("\n")) {
