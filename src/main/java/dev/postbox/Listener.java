@@ -1,5 +1,6 @@
 package dev.postbox;
 
+import java.sql.SQLException;
 import java.time.Duration;
 
 /**
@@ -41,4 +42,12 @@ public interface Listener {
 
   /** A probe succeeded after an outage. */
   default void outageEnded(String table, Duration outage) {}
+
+  /**
+   * A claim or an outcome write on {@code table} hit a deadlock, a lock wait timeout or a busy
+   * database and is retried after a short jittered pause; {@code operation} is {@code "claim"} or
+   * {@code "outcome"}. Expected now and then under contention (MySQL/MariaDB deadlocks, SQLite
+   * busy); a steady rate is worth a look.
+   */
+  default void retried(String table, String operation, SQLException error) {}
 }

@@ -56,7 +56,8 @@ final class Claimer<T> {
                 }
                 return null;
               });
-        });
+        },
+        e -> Listeners.call(() -> settings.listener().retried(table.name(), "claim", e)));
     return rows;
   }
 

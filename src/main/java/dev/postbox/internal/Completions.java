@@ -180,7 +180,9 @@ final class Completions {
           }
           return;
         }
-        if (!(e instanceof SQLException s && sql.dialect.isTransient(s))) {
+        if (e instanceof SQLException s && sql.dialect.isTransient(s)) {
+          Listeners.call(() -> settings.listener().retried(sql.table, "outcome", s));
+        } else {
           log.warn(
               "{} - recording {} outcomes on {} failed, retrying in {} ms: {}",
               settings.instanceId(),

@@ -5,6 +5,7 @@ import java.sql.SQLException;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
+import java.util.function.Consumer;
 
 /** Retries work that failed on a deadlock, lock timeout or busy database, with jittered pauses. */
 final class Retry {
@@ -16,7 +17,9 @@ final class Retry {
     T run() throws SQLException;
   }
 
-  static <T> T transients(Dialect dialect, Work<T> work) throws SQLException {
+  /** Runs {@code work}, retrying transient failures; {@code retrying} hears of each retry. */
+  static <T> T transients(Dialect dialect, Work<T> work, Consumer<SQLException> retrying)
+      throws SQLException {
     for (int attempt = 1; ; attempt++) {
       try {
         return work.run();
@@ -24,6 +27,7 @@ final class Retry {
         if (attempt >= ATTEMPTS || !dialect.isTransient(e)) {
           throw e;
         }
+        retrying.accept(e);
         long pauseMillis = ThreadLocalRandom.current().nextLong(5L << attempt, 10L << attempt);
         LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(pauseMillis));
       }

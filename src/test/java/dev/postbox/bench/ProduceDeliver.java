@@ -25,7 +25,8 @@ import org.postgresql.PGConnection;
  * while the dispatcher runs; end-to-end messages/s (first commit to last row deleted),
  * commit-to-delivery latency p50/p99, and the process's CPU while the dispatcher sits idle
  * afterwards. Postbox: {@code outbox.add} and {@code dispatcher.wakeUp()} after commit; the floor:
- * a hand-written INSERT and a condition its single loop waits on.
+ * a hand-written INSERT (prepared in each transaction, as W0's (b)) and a condition its single loop
+ * waits on.
  */
 final class ProduceDeliver {
   private static final String[] METRICS = {"rate", "p50", "p99", "idle"};
@@ -142,7 +143,7 @@ final class ProduceDeliver {
           enqueuer = Producers.handWrittenNotifying(FLOOR_CHANNEL);
           listener = listen(db, condition, stop, floorFailure);
         } else {
-          enqueuer = Producers.handWritten(db);
+          enqueuer = Producers.handWrittenPerTransaction(db);
         }
         afterCommit =
             index -> {

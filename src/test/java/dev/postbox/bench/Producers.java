@@ -43,18 +43,43 @@ final class Producers {
    * {@code ON CONFLICT (event_id) DO NOTHING}. Tells the cost of that clause from the library's.
    */
   static Enqueuer handWrittenIdempotent(BenchDb db) {
-    return handWritten(db, " ON CONFLICT (event_id) DO NOTHING");
+    return perTransaction(handWrittenSql(db, " ON CONFLICT (event_id) DO NOTHING"));
+  }
+
+  /**
+   * The hand-written INSERT as application code usually runs it: prepared, executed and closed in
+   * each transaction (a pooled connection goes back to the pool in between), which is what {@code
+   * outbox.add} does. {@link #handWritten} instead reuses one statement for the whole run.
+   */
+  static Enqueuer handWrittenPerTransaction(BenchDb db) {
+    return perTransaction(handWrittenSql(db, ""));
+  }
+
+  private static Enqueuer perTransaction(String sql) {
+    return c ->
+        index -> {
+          try (PreparedStatement ps = c.prepareStatement(sql)) {
+            ps.setString(1, Deliveries.eventId(index));
+            ps.setString(2, "order.placed");
+            ps.setString(3, "customer-" + index % 64);
+            ps.setString(4, Deliveries.payload(index));
+            ps.executeUpdate();
+          }
+        };
+  }
+
+  private static String handWrittenSql(BenchDb db, String suffix) {
+    return "INSERT INTO postbox_outbox (event_id, topic, msg_key, payload, available_at, created_at)"
+        + " VALUES (?, ?, ?, ?, "
+        + db.now()
+        + ", "
+        + db.now()
+        + ")"
+        + suffix;
   }
 
   private static Enqueuer handWritten(BenchDb db, String suffix) {
-    String sql =
-        "INSERT INTO postbox_outbox (event_id, topic, msg_key, payload, available_at, created_at)"
-            + " VALUES (?, ?, ?, ?, "
-            + db.now()
-            + ", "
-            + db.now()
-            + ")"
-            + suffix;
+    String sql = handWrittenSql(db, suffix);
     return c -> {
       PreparedStatement ps = c.prepareStatement(sql);
       return index -> {

@@ -57,6 +57,7 @@ public final class DispatcherProcess {
   private final AtomicLong parked = new AtomicLong();
   private final AtomicLong leaseLost = new AtomicLong();
   private final AtomicLong outages = new AtomicLong();
+  private final AtomicLong retried = new AtomicLong();
   private final AtomicLong recordErrors = new AtomicLong();
   private final AtomicLong maxStallMillis = new AtomicLong();
   private final List<Dispatcher> dispatchers = new ArrayList<>();
@@ -333,6 +334,11 @@ public final class DispatcherProcess {
       public void outageStarted(String table) {
         outages.incrementAndGet();
       }
+
+      @Override
+      public void retried(String table, String operation, SQLException error) {
+        retried.incrementAndGet();
+      }
     };
   }
 
@@ -359,6 +365,8 @@ public final class DispatcherProcess {
             + leaseLost.get()
             + " outages="
             + outages.get()
+            + " retried="
+            + retried.get()
             + " record_errors="
             + recordErrors.get()
             + " max_stall_ms="

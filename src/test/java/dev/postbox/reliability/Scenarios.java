@@ -467,7 +467,8 @@ final class Scenarios {
 
   /**
    * 3 processes x 4 dispatchers each claim at once while producers insert, with batch 1 or 100:
-   * never two live leases on one row, nothing lost, MariaDB deadlocks retried.
+   * never two live leases on one row, nothing lost, MariaDB deadlocks retried and counted (through
+   * {@code Listener.retried}).
    */
   Reporting.Line contention(int batch) {
     try (Harness h = harness("contention-b" + batch)) {
@@ -489,6 +490,7 @@ final class Scenarios {
       long claimErrors = 0;
       long writeErrors = 0;
       h.stopAll();
+      long retried = sumStatus(cs, "retried"); // the last STATUS line is printed at shutdown
       for (Child c : h.children()) {
         String err = c.errors();
         claimErrors += err.lines().filter(l -> l.contains("claim failed")).count();
@@ -502,6 +504,7 @@ final class Scenarios {
               .put(
                   db.database == Database.POSTGRESQL ? "deadlocks_db" : "deadlocks_server",
                   deadlocks)
+              .put("retried_by_postbox", retried)
               .put("claim_errors_logged", claimErrors)
               .put("outcome_errors_logged", writeErrors)
               .put("msgs_per_s", producer.committed.get() * 1000 / Math.max(1, elapsed))
