@@ -1,6 +1,7 @@
 package dev.postbox;
 
 import dev.postbox.internal.Claimed;
+import dev.postbox.internal.DialectChoice;
 import dev.postbox.internal.IdempotentInsert;
 import dev.postbox.internal.Identifiers;
 import dev.postbox.internal.PostgresNotifications;
@@ -9,7 +10,6 @@ import dev.postbox.internal.QueueTable;
 import dev.postbox.internal.Require;
 import dev.postbox.internal.Rules;
 import dev.postbox.internal.dialect.Dialect;
-import dev.postbox.internal.dialect.Dialects;
 import dev.postbox.internal.jdbc.Jdbc;
 import java.sql.Connection;
 import java.sql.ResultSet;
@@ -18,9 +18,7 @@ import java.sql.Types;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
-import java.util.EnumMap;
 import java.util.List;
-import java.util.Map;
 
 /**
  * The durable job queue: enqueues jobs in the caller's transaction into the job table, where a
@@ -47,7 +45,7 @@ public final class Jobs {
   private final QueueTable<JobRun> queueTable;
   private final QueueAdmin admin;
   private final IdempotentInsert insert;
-  private final Map<Database, Dialect> dialects = new EnumMap<>(Database.class);
+  private final DialectChoice dialects;
 
   /** What a job handler is given: the job's name and payload. */
   record JobRun(String name, String payload) {}
@@ -63,7 +61,8 @@ public final class Jobs {
     this.queueTable =
         new QueueTable<>(
             table, "name, payload, max_attempts", "id", "name", ", dedupe_key = NULL", Jobs::read);
-    this.admin = new QueueAdmin(queueTable);
+    this.dialects = new DialectChoice(b.database);
+    this.admin = new QueueAdmin(queueTable, "jobs", dialects);
     this.insert =
         new IdempotentInsert(
             table,
@@ -72,9 +71,6 @@ public final class Jobs {
             "dedupe_key",
             d -> "(?, ?, ?, ?, " + d.nowPlusMillis() + ", " + d.now() + ")",
             b.notify ? PostgresNotifications.channel(b.table) : null);
-    for (Database db : Database.values()) {
-      dialects.put(db, Dialects.of(db));
-    }
   }
 
   /**
@@ -137,56 +133,32 @@ public final class Jobs {
 
   /** Counts jobs not yet finished (not parked). Never claims anything. */
   public long countPending(Connection connection) {
-    try {
-      return admin.countPending(connection);
-    } catch (SQLException e) {
-      throw Jdbc.wrap("counting pending jobs in " + table, e);
-    }
+    return admin.countPending(connection);
   }
 
   /** Pending, due, leased and parked counts and the oldest pending age. Never claims anything. */
   public QueueStats stats(Connection connection) {
-    try {
-      return admin.stats(connection, dialect(connection));
-    } catch (SQLException e) {
-      throw Jdbc.wrap("reading stats of " + table, e);
-    }
+    return admin.stats(connection);
   }
 
   /** Up to {@code limit} parked jobs, oldest first; {@link Parked#ref()} is the job id. */
   public List<Parked> parked(Connection connection, int limit) {
-    try {
-      return admin.parked(connection, dialect(connection), limit);
-    } catch (SQLException e) {
-      throw Jdbc.wrap("listing parked jobs in " + table, e);
-    }
+    return admin.parked(connection, limit);
   }
 
   /** Makes the parked job {@code id} due again with its attempts reset; false if none. */
   public boolean replay(Connection connection, long id) {
-    try {
-      return admin.replay(connection, dialect(connection), "id", id) > 0;
-    } catch (SQLException e) {
-      throw Jdbc.wrap("replaying job " + id + " in " + table, e);
-    }
+    return admin.replay(connection, "id", id, "job " + id);
   }
 
   /** Makes every parked job due again with its attempts reset; returns how many. */
   public int replayAll(Connection connection) {
-    try {
-      return admin.replay(connection, dialect(connection), null, null);
-    } catch (SQLException e) {
-      throw Jdbc.wrap("replaying parked jobs in " + table, e);
-    }
+    return admin.replayAll(connection);
   }
 
   /** Deletes the parked job {@code id}; false if there is no such parked job. */
   public boolean discard(Connection connection, long id) {
-    try {
-      return admin.discard(connection, "id", id) > 0;
-    } catch (SQLException e) {
-      throw Jdbc.wrap("discarding job " + id + " from " + table, e);
-    }
+    return admin.discard(connection, "id", id, "job " + id);
   }
 
   QueueTable<JobRun> queueTable() {
@@ -202,7 +174,7 @@ public final class Jobs {
   }
 
   private Dialect dialect(Connection connection) throws SQLException {
-    return dialects.get(database != null ? database : Dialects.detect(connection));
+    return dialects.of(connection);
   }
 
   private static Claimed<JobRun> read(ResultSet rs, Dialect d, long id, int attempt)

@@ -1,6 +1,7 @@
 package dev.postbox;
 
 import dev.postbox.internal.Claimed;
+import dev.postbox.internal.DialectChoice;
 import dev.postbox.internal.HeadersCodec;
 import dev.postbox.internal.IdempotentInsert;
 import dev.postbox.internal.Identifiers;
@@ -11,14 +12,12 @@ import dev.postbox.internal.QueueTable;
 import dev.postbox.internal.Require;
 import dev.postbox.internal.Rules;
 import dev.postbox.internal.dialect.Dialect;
-import dev.postbox.internal.dialect.Dialects;
 import dev.postbox.internal.jdbc.Jdbc;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Types;
 import java.util.ArrayList;
 import java.util.Collection;
-import java.util.EnumMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -47,7 +46,7 @@ public final class Outbox {
   private final QueueTable<Envelope> queueTable;
   private final QueueAdmin admin;
   private final IdempotentInsert insert;
-  private final Map<Database, Dialect> dialects = new EnumMap<>(Database.class);
+  private final DialectChoice dialects;
 
   private Outbox(Builder b) {
     this.table = b.table;
@@ -64,7 +63,8 @@ public final class Outbox {
             "topic",
             "",
             Outbox::read);
-    this.admin = new QueueAdmin(queueTable);
+    this.dialects = new DialectChoice(b.database);
+    this.admin = new QueueAdmin(queueTable, "messages", dialects);
     this.insert =
         new IdempotentInsert(
             table,
@@ -73,9 +73,6 @@ public final class Outbox {
             "event_id",
             d -> "(?, ?, ?, ?, ?, " + d.now() + ", " + d.now() + ")",
             b.notify ? PostgresNotifications.channel(b.table) : null);
-    for (Database db : Database.values()) {
-      dialects.put(db, Dialects.of(db));
-    }
   }
 
   /** A builder with the defaults: table {@code postbox_outbox}, payload limit 1 MiB. */
@@ -124,29 +121,17 @@ public final class Outbox {
 
   /** Counts messages not yet delivered (not parked). Never claims anything. */
   public long countPending(Connection connection) {
-    try {
-      return admin.countPending(connection);
-    } catch (SQLException e) {
-      throw Jdbc.wrap("counting pending messages in " + table, e);
-    }
+    return admin.countPending(connection);
   }
 
   /** Pending, due, leased and parked counts and the oldest pending age. Never claims anything. */
   public QueueStats stats(Connection connection) {
-    try {
-      return admin.stats(connection, dialect(connection));
-    } catch (SQLException e) {
-      throw Jdbc.wrap("reading stats of " + table, e);
-    }
+    return admin.stats(connection);
   }
 
   /** Up to {@code limit} parked messages, oldest first; {@link Parked#ref()} is the event id. */
   public List<Parked> parked(Connection connection, int limit) {
-    try {
-      return admin.parked(connection, dialect(connection), limit);
-    } catch (SQLException e) {
-      throw Jdbc.wrap("listing parked messages in " + table, e);
-    }
+    return admin.parked(connection, limit);
   }
 
   /**
@@ -154,30 +139,18 @@ public final class Outbox {
    */
   public boolean replay(Connection connection, String eventId) {
     Rules.eventId("eventId", eventId);
-    try {
-      return admin.replay(connection, dialect(connection), "event_id", eventId) > 0;
-    } catch (SQLException e) {
-      throw Jdbc.wrap("replaying " + eventId + " in " + table, e);
-    }
+    return admin.replay(connection, "event_id", eventId, eventId);
   }
 
   /** Makes every parked message due again with its attempts reset; returns how many. */
   public int replayAll(Connection connection) {
-    try {
-      return admin.replay(connection, dialect(connection), null, null);
-    } catch (SQLException e) {
-      throw Jdbc.wrap("replaying parked messages in " + table, e);
-    }
+    return admin.replayAll(connection);
   }
 
   /** Deletes the parked message with {@code eventId}; false if there is no such parked message. */
   public boolean discard(Connection connection, String eventId) {
     Rules.eventId("eventId", eventId);
-    try {
-      return admin.discard(connection, "event_id", eventId) > 0;
-    } catch (SQLException e) {
-      throw Jdbc.wrap("discarding " + eventId + " from " + table, e);
-    }
+    return admin.discard(connection, "event_id", eventId, eventId);
   }
 
   QueueTable<Envelope> queueTable() {
@@ -220,7 +193,7 @@ public final class Outbox {
   }
 
   private Dialect dialect(Connection connection) throws SQLException {
-    return dialects.get(database != null ? database : Dialects.detect(connection));
+    return dialects.of(connection);
   }
 
   private static Claimed<Envelope> read(java.sql.ResultSet rs, Dialect d, long id, int attempt)

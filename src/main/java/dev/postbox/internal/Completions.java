@@ -140,14 +140,18 @@ final class Completions {
 
   private void writeWithRetry(List<Outcome> batch) {
     long pauseMillis = 50;
+    // listener calls and parking logs wait for the commit: a rolled-back try reports nothing
+    List<Runnable> afterCommit = new ArrayList<>();
     while (true) {
       try {
+        afterCommit.clear();
         gate.through(
             () ->
                 oneStatement(batch)
-                    ? Jdbc.autoCommit(dataSource, c -> write(c, batch))
-                    : Jdbc.inTransaction(dataSource, c -> write(c, batch)));
+                    ? Jdbc.autoCommit(dataSource, c -> write(c, batch, afterCommit))
+                    : Jdbc.inTransaction(dataSource, c -> write(c, batch, afterCommit)));
         onWritten.accept(batch);
+        afterCommit.forEach(Runnable::run);
         return;
       } catch (SQLException | RuntimeException e) {
         if (System.nanoTime() >= giveUpAtNanos) {
@@ -222,7 +226,8 @@ final class Completions {
         && !(s instanceof SQLRecoverableException);
   }
 
-  private Void write(Connection c, List<Outcome> batch) throws SQLException {
+  private Void write(Connection c, List<Outcome> batch, List<Runnable> afterCommit)
+      throws SQLException {
     Map<Integer, List<Outcome>> successesByAttempt = new TreeMap<>();
     List<Outcome> others = new ArrayList<>();
     for (Outcome o : batch) {
@@ -234,24 +239,30 @@ final class Completions {
     }
     int lost = 0;
     for (Map.Entry<Integer, List<Outcome>> group : successesByAttempt.entrySet()) {
-      lost += writeSuccesses(c, group.getKey(), group.getValue());
+      lost += writeSuccesses(c, group.getKey(), group.getValue(), afterCommit);
     }
     for (Outcome o : others) {
-      lost += writeOther(c, o) ? 0 : 1;
+      lost += writeOther(c, o, afterCommit) ? 0 : 1;
     }
     if (lost > 0) {
       int lostCount = lost;
-      log.warn(
-          "{} - {} outcomes on {} not recorded: lease lost (another instance took the rows over)",
-          settings.instanceId(),
-          lost,
-          sql.table);
-      Listeners.call(() -> settings.listener().leaseLost(sql.table, lostCount));
+      afterCommit.add(
+          () -> {
+            log.warn(
+                "{} - {} outcomes on {} not recorded: lease lost (another instance took the rows"
+                    + " over)",
+                settings.instanceId(),
+                lostCount,
+                sql.table);
+            Listeners.call(() -> settings.listener().leaseLost(sql.table, lostCount));
+          });
     }
     return null;
   }
 
-  private int writeSuccesses(Connection c, int attempt, List<Outcome> rows) throws SQLException {
+  private int writeSuccesses(
+      Connection c, int attempt, List<Outcome> rows, List<Runnable> afterCommit)
+      throws SQLException {
     String statement = keepDone ? sql.done(rows.size()) : sql.delete(rows.size());
     try (PreparedStatement ps = c.prepareStatement(statement)) {
       int p = 1;
@@ -263,15 +274,19 @@ final class Completions {
       int written = ps.executeUpdate();
       vacuum.finished(written);
       if (settings.listener() != Listeners.NONE) { // no per-message garbage for the default
-        for (Outcome o : rows) {
-          Listeners.call(() -> settings.listener().delivered(delivery(o.row()), o.elapsed()));
-        }
+        afterCommit.add(
+            () -> {
+              for (Outcome o : rows) {
+                Listeners.call(() -> settings.listener().delivered(delivery(o.row()), o.elapsed()));
+              }
+            });
       }
       return rows.size() - written;
     }
   }
 
-  private boolean writeOther(Connection c, Outcome o) throws SQLException {
+  private boolean writeOther(Connection c, Outcome o, List<Runnable> afterCommit)
+      throws SQLException {
     Claimed<?> row = o.row();
     if (o.kind() == Outcome.Kind.RELEASED) {
       try (PreparedStatement ps = c.prepareStatement(sql.release)) {
@@ -298,18 +313,22 @@ final class Completions {
     }
     Delivery d = delivery(row);
     if (park) {
-      log.warn(
-          "{} - parked {} id={} ref={} topic={} after {} attempts: {}",
-          settings.instanceId(),
-          sql.table,
-          row.id(),
-          row.ref(),
-          row.topic(),
-          row.attempt(),
-          error);
-      Listeners.call(() -> settings.listener().parked(d, error));
+      afterCommit.add(
+          () -> {
+            log.warn(
+                "{} - parked {} id={} ref={} topic={} after {} attempts: {}",
+                settings.instanceId(),
+                sql.table,
+                row.id(),
+                row.ref(),
+                row.topic(),
+                row.attempt(),
+                error);
+            Listeners.call(() -> settings.listener().parked(d, error));
+          });
     } else {
-      Listeners.call(() -> settings.listener().failed(d, o.error(), o.delay()));
+      afterCommit.add(
+          () -> Listeners.call(() -> settings.listener().failed(d, o.error(), o.delay())));
     }
     return true;
   }

@@ -3,6 +3,7 @@ package dev.postbox.internal;
 import dev.postbox.Parked;
 import dev.postbox.QueueStats;
 import dev.postbox.internal.dialect.Dialect;
+import dev.postbox.internal.jdbc.Jdbc;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -14,20 +15,72 @@ import java.util.List;
 
 /**
  * Stats and parked-row operations on one table, run on the caller's connection: never claims, never
- * commits. Shared by the outbox and the job queue.
+ * commits. Shared by the outbox and the job queue; a database error becomes a {@link
+ * dev.postbox.PostboxException} naming what was being done.
  */
 public final class QueueAdmin {
   private final String table;
   private final String refColumn;
   private final String topicColumn;
+  private final String rows;
+  private final DialectChoice dialects;
 
-  public QueueAdmin(QueueTable<?> t) {
+  /**
+   * @param rows what the table's rows are called in error messages: "messages", "jobs"
+   */
+  public QueueAdmin(QueueTable<?> t, String rows, DialectChoice dialects) {
     this.table = t.name();
     this.refColumn = t.refColumn();
     this.topicColumn = t.topicColumn();
+    this.rows = rows;
+    this.dialects = dialects;
   }
 
-  public long countPending(Connection c) throws SQLException {
+  private interface Call<T> {
+    T run(Dialect d) throws SQLException;
+  }
+
+  private <T> T call(Connection c, String doing, Call<T> call) {
+    try {
+      Require.notNull("connection", c);
+      return call.run(dialects.of(c));
+    } catch (SQLException e) {
+      throw Jdbc.wrap(doing, e);
+    }
+  }
+
+  /** Counts rows not yet finished (not parked). */
+  public long countPending(Connection c) {
+    return call(c, "counting pending " + rows + " in " + table, d -> countPendingRows(c));
+  }
+
+  /** Pending, due, leased and parked counts and the oldest pending age. */
+  public QueueStats stats(Connection c) {
+    return call(c, "reading stats of " + table, d -> stats(c, d));
+  }
+
+  /** Up to {@code limit} parked rows, oldest first. */
+  public List<Parked> parked(Connection c, int limit) {
+    Require.between("limit", limit, 1, 100_000);
+    return call(c, "listing parked " + rows + " in " + table, d -> parked(c, d, limit));
+  }
+
+  /** Makes the parked row with {@code column = value} due again; false if there is none. */
+  public boolean replay(Connection c, String column, Object value, String what) {
+    return call(c, "replaying " + what + " in " + table, d -> replay(c, d, column, value)) > 0;
+  }
+
+  /** Makes every parked row due again; returns how many. */
+  public int replayAll(Connection c) {
+    return call(c, "replaying parked " + rows + " in " + table, d -> replay(c, d, null, null));
+  }
+
+  /** Deletes the parked row with {@code column = value}; false if there is none. */
+  public boolean discard(Connection c, String column, Object value, String what) {
+    return call(c, "discarding " + what + " from " + table, d -> discard(c, column, value)) > 0;
+  }
+
+  private long countPendingRows(Connection c) throws SQLException {
     try (PreparedStatement ps =
             c.prepareStatement("SELECT COUNT(*) FROM " + table + " WHERE state = 0");
         ResultSet rs = ps.executeQuery()) {
@@ -36,7 +89,7 @@ public final class QueueAdmin {
     }
   }
 
-  public QueueStats stats(Connection c, Dialect d) throws SQLException {
+  private QueueStats stats(Connection c, Dialect d) throws SQLException {
     String now = d.now();
     String sql =
         "SELECT"
@@ -77,8 +130,7 @@ public final class QueueAdmin {
     }
   }
 
-  public List<Parked> parked(Connection c, Dialect d, int limit) throws SQLException {
-    Require.between("limit", limit, 1, 100_000);
+  private List<Parked> parked(Connection c, Dialect d, int limit) throws SQLException {
     String sql =
         "SELECT id, "
             + refColumn
@@ -110,7 +162,7 @@ public final class QueueAdmin {
    * Makes parked rows matching {@code column = value} (all parked rows if column is null) due
    * again.
    */
-  public int replay(Connection c, Dialect d, String column, Object value) throws SQLException {
+  private int replay(Connection c, Dialect d, String column, Object value) throws SQLException {
     String sql =
         "UPDATE "
             + table
@@ -127,7 +179,7 @@ public final class QueueAdmin {
   }
 
   /** Deletes parked rows matching {@code column = value}. */
-  public int discard(Connection c, String column, Object value) throws SQLException {
+  private int discard(Connection c, String column, Object value) throws SQLException {
     try (PreparedStatement ps =
         c.prepareStatement("DELETE FROM " + table + " WHERE state = 2 AND " + column + " = ?")) {
       ps.setObject(1, value);

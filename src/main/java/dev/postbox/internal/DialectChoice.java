@@ -1,0 +1,30 @@
+package dev.postbox.internal;
+
+import dev.postbox.Database;
+import dev.postbox.internal.dialect.Dialect;
+import dev.postbox.internal.dialect.Dialects;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.util.EnumMap;
+import java.util.Map;
+
+/**
+ * The dialect for a caller's connection: the forced one, or the one its metadata names. Immutable
+ * and thread-safe.
+ */
+public final class DialectChoice {
+  private final Database forced;
+  private final Map<Database, Dialect> dialects = new EnumMap<>(Database.class);
+
+  /** {@code forced}: the database to assume for every connection, or null to detect it. */
+  public DialectChoice(Database forced) {
+    this.forced = forced;
+    for (Database db : Database.values()) {
+      dialects.put(db, Dialects.of(db));
+    }
+  }
+
+  public Dialect of(Connection c) throws SQLException {
+    return dialects.get(forced != null ? forced : Dialects.detect(c));
+  }
+}
