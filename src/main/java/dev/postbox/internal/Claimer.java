@@ -23,6 +23,7 @@ final class Claimer<T> {
   private final LaneSettings settings;
   private final List<String> begin;
   private final WriteGate gate;
+  private final Statements statements;
 
   Claimer(
       DataSource dataSource,
@@ -36,6 +37,7 @@ final class Claimer<T> {
     this.table = table;
     this.settings = settings;
     this.begin = sql.dialect.beginClaim();
+    this.statements = new Statements(sql.dialect.singleWriter());
   }
 
   /**
@@ -108,15 +110,18 @@ final class Claimer<T> {
   private void claimOnce(Connection c, int limit, boolean probe, List<Claimed<T>> rows)
       throws SQLException {
     if (sql.dialect.claimsWithUpdateReturning()) {
-      try (PreparedStatement ps =
-          c.prepareStatement(probe ? sql.probeReturning : sql.claimReturning)) {
-        ps.setString(1, settings.instanceId());
-        ps.setLong(2, settings.lease().toMillis());
-        ps.setInt(3, limit);
-        try (ResultSet rs = ps.executeQuery()) {
-          read(rs, 0, rows);
-        }
-      }
+      statements.with(
+          c,
+          probe ? sql.probeReturning : sql.claimReturning,
+          ps -> {
+            ps.setString(1, settings.instanceId());
+            ps.setLong(2, settings.lease().toMillis());
+            ps.setInt(3, limit);
+            try (ResultSet rs = ps.executeQuery()) {
+              read(rs, 0, rows);
+            }
+            return null;
+          });
       return;
     }
     try (PreparedStatement ps = c.prepareStatement(probe ? sql.probeSelect : sql.claimSelect)) {

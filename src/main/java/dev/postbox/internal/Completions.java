@@ -12,7 +12,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
-import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.Consumer;
@@ -29,7 +29,7 @@ import org.slf4j.LoggerFactory;
 final class Completions {
   private static final Logger log = LoggerFactory.getLogger(Completions.class);
   private static final int MAX_BATCH = 1000;
-  private static final Outcome STOP = new Outcome(null, null, null, null, null);
+  private static final Outcome STOP = new Outcome(null, null, null, null, 0);
 
   private final DataSource dataSource;
   private final QueueSql sql;
@@ -37,11 +37,16 @@ final class Completions {
   private final boolean keepDone;
   private final Consumer<List<Outcome>> onWritten;
   private final WriteGate gate;
+  private final Statements statements;
   private final Vacuum vacuum;
   private final boolean lingers;
   private final IntSupplier running;
   private static final int LINGER_MILLIS = 2;
-  private final LinkedBlockingQueue<Outcome> queue = new LinkedBlockingQueue<>();
+  // lock-free: sixteen delivery threads adding at once must not queue up behind each other, and an
+  // outcome wakes the writer only if it is parked waiting for one (idle), not while it lingers
+  private final ConcurrentLinkedQueue<Outcome> queue = new ConcurrentLinkedQueue<>();
+  private volatile boolean idle;
+  private volatile boolean lingering;
   private final Thread thread;
   private volatile long giveUpAtNanos = Long.MAX_VALUE;
 
@@ -60,6 +65,7 @@ final class Completions {
             settings.vacuumEvery(),
             settings.instanceId());
     this.lingers = sql.dialect.singleWriter();
+    this.statements = new Statements(sql.dialect.singleWriter());
     this.running = running;
     this.dataSource = dataSource;
     this.sql = sql;
@@ -78,12 +84,24 @@ final class Completions {
 
   void add(Outcome outcome) {
     queue.add(outcome);
+    if (idle) {
+      LockSupport.unpark(thread);
+    }
+  }
+
+  /**
+   * Tells a lingering writer that no delivery is running any more: nothing is worth waiting for.
+   */
+  void nudge() {
+    if (lingering) {
+      LockSupport.unpark(thread);
+    }
   }
 
   /** Writes what is queued (retrying a failing database until {@code deadline}), then stops. */
   void close(Duration patience) throws InterruptedException {
     giveUpAtNanos = System.nanoTime() + patience.toNanos();
-    queue.add(STOP);
+    add(STOP);
     thread.join();
   }
 
@@ -91,22 +109,77 @@ final class Completions {
     List<Outcome> batch = new ArrayList<>();
     boolean stop = false;
     while (!stop) {
-      try {
-        batch.add(queue.take());
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        return;
+      Outcome first = take();
+      if (first == null) {
+        return; // interrupted
       }
-      queue.drainTo(batch, MAX_BATCH - 1);
+      batch.add(first);
+      drain(batch, MAX_BATCH);
       if (lingers) {
         linger(batch);
       }
       if (batch.remove(STOP)) {
         stop = true;
-        queue.drainTo(batch);
+        drain(batch, Integer.MAX_VALUE);
       }
       writeWithRetry(batch);
       batch.clear();
+    }
+  }
+
+  /** The next outcome, parking until one is added; null if interrupted. */
+  private Outcome take() {
+    while (true) {
+      Outcome next = queue.poll();
+      if (next != null) {
+        return next;
+      }
+      // announce the park before the last look, so an add either is seen here or unparks us
+      idle = true;
+      try {
+        if (queue.isEmpty()) {
+          LockSupport.park(this);
+        }
+      } finally {
+        idle = false;
+      }
+      if (Thread.currentThread().isInterrupted()) {
+        return null;
+      }
+    }
+  }
+
+  private void drain(List<Outcome> batch, int max) {
+    Outcome next;
+    while (batch.size() < max && (next = queue.poll()) != null) {
+      batch.add(next);
+    }
+  }
+
+  /**
+   * On a single-writer database every write is a commit with its own fsync and its own turn at the
+   * file lock: while deliveries are still running, wait up to {@value #LINGER_MILLIS} ms for their
+   * outcomes so that one statement records many.
+   */
+  private void linger(List<Outcome> batch) {
+    long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(LINGER_MILLIS);
+    // parked for the whole linger, not woken per outcome: the last delivery to end nudges us
+    lingering = true;
+    try {
+      while (batch.size() < MAX_BATCH && running.getAsInt() > 0 && !batch.contains(STOP)) {
+        long left = deadline - System.nanoTime();
+        if (left <= 0) {
+          return;
+        }
+        LockSupport.parkNanos(this, left);
+        if (Thread.currentThread().isInterrupted()) {
+          return;
+        }
+        drain(batch, MAX_BATCH);
+      }
+    } finally {
+      lingering = false;
+      drain(batch, MAX_BATCH);
     }
   }
 
@@ -116,28 +189,6 @@ final class Completions {
    * outcome that still fails is dropped with an ERROR: its lease expires and the row is delivered
    * again, rather than one bad outcome stopping every later one.
    */
-  /**
-   * On a single-writer database every write is a commit with its own fsync and its own turn at the
-   * file lock: while deliveries are still running, wait up to {@value #LINGER_MILLIS} ms for their
-   * outcomes so that one statement records many.
-   */
-  private void linger(List<Outcome> batch) {
-    long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(LINGER_MILLIS);
-    try {
-      while (batch.size() < MAX_BATCH && running.getAsInt() > 0 && !batch.contains(STOP)) {
-        long left = deadline - System.nanoTime();
-        Outcome next = left > 0 ? queue.poll(left, TimeUnit.NANOSECONDS) : null;
-        if (next == null) {
-          return;
-        }
-        batch.add(next);
-        queue.drainTo(batch, MAX_BATCH - batch.size());
-      }
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-    }
-  }
-
   private void writeWithRetry(List<Outcome> batch) {
     long pauseMillis = 50;
     // listener calls and parking logs wait for the commit: a rolled-back try reports nothing
@@ -228,6 +279,10 @@ final class Completions {
 
   private Void write(Connection c, List<Outcome> batch, List<Runnable> afterCommit)
       throws SQLException {
+    if (batch.size() > 1 && oneStatement(batch)) { // the usual case: skip the grouping
+      reportLost(writeSuccesses(c, batch.get(0).row().attempt(), batch, afterCommit), afterCommit);
+      return null;
+    }
     Map<Integer, List<Outcome>> successesByAttempt = new TreeMap<>();
     List<Outcome> others = new ArrayList<>();
     for (Outcome o : batch) {
@@ -244,6 +299,11 @@ final class Completions {
     for (Outcome o : others) {
       lost += writeOther(c, o, afterCommit) ? 0 : 1;
     }
+    reportLost(lost, afterCommit);
+    return null;
+  }
+
+  private void reportLost(int lost, List<Runnable> afterCommit) {
     if (lost > 0) {
       int lostCount = lost;
       afterCommit.add(
@@ -257,32 +317,39 @@ final class Completions {
             Listeners.call(() -> settings.listener().leaseLost(sql.table, lostCount));
           });
     }
-    return null;
   }
 
   private int writeSuccesses(
       Connection c, int attempt, List<Outcome> rows, List<Runnable> afterCommit)
       throws SQLException {
     String statement = keepDone ? sql.done(rows.size()) : sql.delete(rows.size());
-    try (PreparedStatement ps = c.prepareStatement(statement)) {
-      int p = 1;
-      ps.setString(p++, settings.instanceId());
-      ps.setInt(p++, attempt);
-      for (Outcome o : rows) {
-        ps.setLong(p++, o.row().id());
-      }
-      int written = ps.executeUpdate();
-      vacuum.finished(written);
-      if (settings.listener() != Listeners.NONE) { // no per-message garbage for the default
-        afterCommit.add(
-            () -> {
+    int written =
+        statements.with(
+            c,
+            statement,
+            ps -> {
+              int p = 1;
+              ps.setString(p++, settings.instanceId());
+              ps.setInt(p++, attempt);
               for (Outcome o : rows) {
-                Listeners.call(() -> settings.listener().delivered(delivery(o.row()), o.elapsed()));
+                ps.setLong(p++, o.row().id());
               }
+              return ps.executeUpdate();
             });
-      }
-      return rows.size() - written;
+    vacuum.finished(written);
+    if (settings.listener() != Listeners.NONE) { // no per-message garbage for the default
+      afterCommit.add(
+          () -> {
+            for (Outcome o : rows) {
+              Listeners.call(
+                  () ->
+                      settings
+                          .listener()
+                          .delivered(delivery(o.row()), Duration.ofNanos(o.elapsedNanos())));
+            }
+          });
     }
+    return rows.size() - written;
   }
 
   private boolean writeOther(Connection c, Outcome o, List<Runnable> afterCommit)

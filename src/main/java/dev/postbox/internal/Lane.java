@@ -4,6 +4,9 @@ import dev.postbox.RejectedMessageException;
 import dev.postbox.internal.dialect.Dialect;
 import java.sql.SQLException;
 import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -20,6 +23,10 @@ import org.slf4j.LoggerFactory;
  * delivers each on its own virtual thread (at most {@code concurrency} at once, outside any
  * transaction), and hands outcomes to {@link Completions}. The outbox and the job queue are two
  * lanes of this one class.
+ *
+ * <p>Claimed rows wait in {@code waiting} for a slot. A delivery that ends while rows wait starts
+ * the next one itself and passes its slot on, so the claim loop wakes once per batch (when the
+ * batch has started and a slot is free), not once per row.
  */
 public final class Lane<T> {
   private static final Logger log = LoggerFactory.getLogger(Lane.class);
@@ -39,10 +46,11 @@ public final class Lane<T> {
 
   private final ReentrantLock lock = new ReentrantLock();
   private final Condition changed = lock.newCondition();
-  private int running; // guarded by lock
+  private volatile int running; // written under lock; read without it
   private boolean wakeRequested; // guarded by lock
   private volatile boolean stopping;
-  private final Set<Thread> deliveries = ConcurrentHashMap.newKeySet();
+  private final ArrayDeque<Claimed<T>> waiting = new ArrayDeque<>(); // guarded by lock
+  private final Set<Thread> deliveries = new HashSet<>(); // guarded by lock
   private final Map<Long, Claimed<T>> held = new ConcurrentHashMap<>();
   private Thread loop;
   // one name for all: building a name per thread costs more than starting the thread
@@ -126,13 +134,10 @@ public final class Lane<T> {
     if (loop != null) {
       loop.join();
     }
+    handBack(takeWaiting());
     long deadline = System.nanoTime() + settings.shutdownTimeout().toNanos();
     if (!awaitIdle(deadline)) {
-      log.warn(
-          "{} - interrupting {} deliveries still running after the shutdown timeout",
-          name,
-          deliveries.size());
-      deliveries.forEach(Thread::interrupt);
+      interruptDeliveries();
       awaitIdle(System.nanoTime() + TimeUnit.SECONDS.toNanos(5));
     }
     if (cleaner != null) {
@@ -189,8 +194,8 @@ public final class Lane<T> {
   }
 
   private void startAll(List<Claimed<T>> rows) {
-    for (int i = 0; i < rows.size(); i++) {
-      Claimed<T> row = rows.get(i);
+    List<Claimed<T>> deliverable = new ArrayList<>(rows.size());
+    for (Claimed<T> row : rows) {
       int max = maxAttempts(row);
       if (row.attempt() > max) {
         // claimed more often than allowed without an outcome: the instance died or lost its
@@ -205,24 +210,89 @@ public final class Lane<T> {
                         + " times without a recorded outcome (crashes or lost leases), maxAttempts "
                         + max),
                 Duration.ZERO,
-                Duration.ZERO));
-        continue;
+                0));
+      } else {
+        deliverable.add(row);
       }
-      if ((i > 0 && outage.active()) || !takeSlot()) {
-        for (Claimed<T> unstarted : rows.subList(i, rows.size())) {
-          completions.add(
-              new Outcome(unstarted, Outcome.Kind.RELEASED, null, Duration.ZERO, Duration.ZERO));
+    }
+    if (deliverable.isEmpty()) {
+      return;
+    }
+    List<Thread> started = new ArrayList<>(Math.min(deliverable.size(), settings.concurrency()));
+    List<Claimed<T>> handBack = List.of();
+    lock.lock();
+    try {
+      if (stopping) {
+        handBack = deliverable;
+      } else {
+        // in an outage only the probe (the first row) is delivered; the rest go back at once
+        int end = deliverable.size();
+        if (outage.active()) {
+          handBack = deliverable.subList(1, end);
+          end = 1;
         }
-        log.info("{} - handing back {} claimed rows that had not started", name, rows.size() - i);
-        return;
+        for (int i = 0; i < end; i++) {
+          Claimed<T> row = deliverable.get(i);
+          if (running < settings.concurrency() && waiting.isEmpty()) {
+            started.add(startLocked(row));
+          } else {
+            waiting.add(row);
+          }
+        }
       }
-      deliveryThreads.start(() -> deliver(row));
+    } finally {
+      lock.unlock();
+    }
+    for (Thread t : started) {
+      t.start();
+    }
+    handBack(handBack);
+  }
+
+  /** Takes a slot for {@code row} and returns its delivery thread, not yet started. */
+  private Thread startLocked(Claimed<T> row) {
+    Thread t = deliveryThreads.unstarted(() -> deliver(row));
+    deliveries.add(t);
+    running++;
+    return t;
+  }
+
+  private List<Claimed<T>> takeWaiting() {
+    lock.lock();
+    try {
+      List<Claimed<T>> rows = new ArrayList<>(waiting);
+      waiting.clear();
+      return rows;
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /** Hands back rows that were claimed but never started: due again at once, attempt refunded. */
+  private void handBack(List<Claimed<T>> rows) {
+    if (rows.isEmpty()) {
+      return;
+    }
+    for (Claimed<T> row : rows) {
+      completions.add(new Outcome(row, Outcome.Kind.RELEASED, null, Duration.ZERO, 0));
+    }
+    log.info("{} - handing back {} claimed rows that had not started", name, rows.size());
+  }
+
+  private void interruptDeliveries() {
+    lock.lock();
+    try {
+      log.warn(
+          "{} - interrupting {} deliveries still running after the shutdown timeout",
+          name,
+          deliveries.size());
+      deliveries.forEach(Thread::interrupt);
+    } finally {
+      lock.unlock();
     }
   }
 
   private void deliver(Claimed<T> row) {
-    Thread self = Thread.currentThread();
-    deliveries.add(self);
     long started = System.nanoTime();
     Outcome outcome = null;
     try {
@@ -230,13 +300,12 @@ public final class Lane<T> {
         throw new ParkNow(row.defect());
       }
       deliverer.deliver(row);
-      outcome = new Outcome(row, Outcome.Kind.SUCCEEDED, null, null, since(started));
+      outcome = new Outcome(row, Outcome.Kind.SUCCEEDED, null, null, System.nanoTime() - started);
       outage.succeeded();
     } catch (Throwable e) {
-      outcome = failure(row, e, since(started));
+      outcome = failure(row, e, System.nanoTime() - started);
     } finally {
-      deliveries.remove(self);
-      // whatever happened above, the slot is given back and the row gets an outcome
+      // whatever happened above, the row gets an outcome and the slot goes to the next row or back
       completions.add(
           outcome != null
               ? outcome
@@ -245,18 +314,48 @@ public final class Lane<T> {
                   Outcome.Kind.FAILED,
                   new IllegalStateException("no outcome"),
                   Duration.ofSeconds(1),
-                  since(started)));
-      lock.lock();
-      try {
-        running--;
-        changed.signalAll();
-      } finally {
-        lock.unlock();
-      }
+                  System.nanoTime() - started));
+      finished();
     }
   }
 
-  private Outcome failure(Claimed<T> row, Throwable e, Duration elapsed) {
+  /**
+   * Ends the calling delivery: passes its slot to the next waiting row (or, while stopping or in an
+   * outage, hands the waiting rows back), else frees the slot.
+   */
+  private void finished() {
+    Thread next = null;
+    List<Claimed<T>> handBack = List.of();
+    boolean idle = false;
+    lock.lock();
+    try {
+      deliveries.remove(Thread.currentThread());
+      if (!waiting.isEmpty() && (stopping || outage.active())) {
+        handBack = new ArrayList<>(waiting);
+        waiting.clear();
+      }
+      Claimed<T> row = waiting.poll();
+      if (row != null) {
+        next = deliveryThreads.unstarted(() -> deliver(row));
+        deliveries.add(next);
+      } else {
+        running--;
+        idle = running == 0;
+        changed.signalAll();
+      }
+    } finally {
+      lock.unlock();
+    }
+    if (next != null) {
+      next.start();
+    }
+    if (idle) {
+      completions.nudge();
+    }
+    handBack(handBack);
+  }
+
+  private Outcome failure(Claimed<T> row, Throwable e, long elapsed) {
     try {
       if (stopping && interrupted(e)) {
         return new Outcome(row, Outcome.Kind.RELEASED, e, Duration.ZERO, elapsed);
@@ -323,36 +422,17 @@ public final class Lane<T> {
   }
 
   private int runningNow() {
-    lock.lock();
-    try {
-      return running;
-    } finally {
-      lock.unlock();
-    }
+    return running;
   }
 
-  /** Waits for a free delivery slot and takes it; false (nothing taken) if the lane is stopping. */
-  private boolean takeSlot() {
-    lock.lock();
-    try {
-      while (running >= settings.concurrency() && !stopping) {
-        changed.awaitUninterruptibly();
-      }
-      if (stopping) {
-        return false;
-      }
-      running++;
-      return true;
-    } finally {
-      lock.unlock();
-    }
-  }
-
-  /** Waits until a delivery may start; false if the lane is stopping. */
+  /**
+   * Waits until every claimed row has started and a slot is free, so at most a batch plus the
+   * running deliveries are held; false if the lane is stopping.
+   */
   private boolean awaitSlot() {
     lock.lock();
     try {
-      while (running >= settings.concurrency() && !stopping) {
+      while ((running >= settings.concurrency() || !waiting.isEmpty()) && !stopping) {
         changed.awaitUninterruptibly();
       }
       return !stopping;
@@ -390,9 +470,5 @@ public final class Lane<T> {
     } finally {
       lock.unlock();
     }
-  }
-
-  private static Duration since(long startNanos) {
-    return Duration.ofNanos(System.nanoTime() - startNanos);
   }
 }

@@ -27,6 +27,9 @@ final class Outage {
   private final ReentrantLock lock = new ReentrantLock();
   private final Set<Long> failedSinceSuccess = new HashSet<>(); // guarded by lock
   private volatile boolean active;
+  // true while failedSinceSuccess may be non-empty: lets a success skip the lock when there is
+  // nothing to clear, which is every success of a healthy lane
+  private volatile boolean failuresSinceSuccess;
   private long startedNanos; // guarded by lock
   private long pauseNanos; // guarded by lock
   private volatile long nextProbeNanos;
@@ -81,13 +84,14 @@ final class Outage {
   }
 
   void succeeded() {
-    if (!enabled) {
+    if (!enabled || (!active && !failuresSinceSuccess)) {
       return;
     }
     Duration lasted;
     lock.lock();
     try {
       failedSinceSuccess.clear();
+      failuresSinceSuccess = false;
       if (!active) {
         return;
       }
@@ -129,6 +133,7 @@ final class Outage {
         return true; // a retry failing again is no evidence of an outage
       }
       failedSinceSuccess.add(rowId);
+      failuresSinceSuccess = true;
       if (failedSinceSuccess.size() < THRESHOLD) {
         return true;
       }

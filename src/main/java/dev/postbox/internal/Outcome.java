@@ -9,9 +9,9 @@ import java.time.Duration;
  * @param kind what to write
  * @param error the failure, for FAILED and PARKED
  * @param delay when to try again, for FAILED
- * @param elapsed how long the delivery took
+ * @param elapsedNanos how long the delivery took (a long, not a Duration: one object less per row)
  */
-record Outcome(Claimed<?> row, Kind kind, Throwable error, Duration delay, Duration elapsed) {
+record Outcome(Claimed<?> row, Kind kind, Throwable error, Duration delay, long elapsedNanos) {
   enum Kind {
     /** Delivered: delete the row, or mark it done. */
     SUCCEEDED,
