@@ -15,6 +15,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
@@ -381,6 +382,44 @@ public abstract class OutboxContractTest extends DatabaseTest {
     List<String> between = List.copyOf(calls.subList(callsBefore, calls.indexOf("healthy")));
     // at most one probe can have been claimed before the healthy row was committed
     assertTrue(between.size() <= 1, "poison probed before the healthy message: " + between);
+  }
+
+  @Test
+  void aProbeThatFailsIsNotRepeatedWhileOtherMessagesWait() {
+    // regression: with the poison as the newest message and no traffic after it, every probe took
+    // the poison again (pauses doubling to 30 s) while older healthy messages waited
+    add(
+        Message.of("t", "{}").eventId("h-0"),
+        Message.of("t", "{}").eventId("h-1"),
+        Message.of("t", "{}").eventId("h-2"),
+        Message.of("poison", "{}").eventId("poison"));
+    List<String> calls = new CopyOnWriteArrayList<>();
+    Set<String> called = ConcurrentHashMap.newKeySet();
+    RecordingTransport transport =
+        new RecordingTransport() {
+          @Override
+          public void send(Envelope envelope) throws Exception {
+            calls.add(envelope.eventId());
+            // every first call fails, as when a broker drops its connections for a moment
+            if (envelope.topic().equals("poison") || called.add(envelope.eventId())) {
+              throw new java.io.IOException("connection reset");
+            }
+            super.send(envelope);
+          }
+        };
+    started(dispatcher(transport).concurrency(1).batchSize(1).pollInterval(Duration.ofMillis(50)));
+
+    Await.until(
+        WAIT,
+        "the healthy messages",
+        () -> transport.count("h-0") + transport.count("h-1") + transport.count("h-2") == 3);
+    int lastHealthyCall = 0;
+    for (int i = 0; i < calls.size(); i++) {
+      lastHealthyCall = calls.get(i).startsWith("h-") ? i : lastHealthyCall;
+    }
+    long poisonCalls = calls.subList(0, lastHealthyCall).stream().filter("poison"::equals).count();
+    assertTrue(poisonCalls <= 2, "the poison was probed again and again: " + calls);
+    assertEquals(0, transport.duplicated());
   }
 
   @Test

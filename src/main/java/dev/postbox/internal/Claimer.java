@@ -41,11 +41,12 @@ final class Claimer<T> {
   }
 
   /**
-   * Claims up to {@code limit} due rows, oldest due first; or, for an outage probe, the newest rows
-   * first, so a probe tries a message that arrived after a burst of poison rather than the poison
-   * itself.
+   * Claims up to {@code limit} due rows, oldest due first; or, for an outage probe ({@code probe}
+   * not null), the newest rows first except those in {@code probe} (already probed), so a probe
+   * tries a message that arrived after a burst of poison rather than the poison itself, and never
+   * the same failing message over and over.
    */
-  List<Claimed<T>> claim(int limit, boolean probe) throws SQLException {
+  List<Claimed<T>> claim(int limit, List<Long> probe) throws SQLException {
     List<Claimed<T>> rows = new ArrayList<>(limit);
     Retry.transients(
         sql.dialect,
@@ -107,16 +108,18 @@ final class Claimer<T> {
     }
   }
 
-  private void claimOnce(Connection c, int limit, boolean probe, List<Claimed<T>> rows)
+  private void claimOnce(Connection c, int limit, List<Long> probe, List<Claimed<T>> rows)
       throws SQLException {
     if (sql.dialect.claimsWithUpdateReturning()) {
       statements.with(
           c,
-          probe ? sql.probeReturning : sql.claimReturning,
+          probe != null ? sql.probeReturning(probe.size()) : sql.claimReturning,
           ps -> {
-            ps.setString(1, settings.instanceId());
-            ps.setLong(2, settings.lease().toMillis());
-            ps.setInt(3, limit);
+            int p = 1;
+            ps.setString(p++, settings.instanceId());
+            ps.setLong(p++, settings.lease().toMillis());
+            p = bind(ps, p, probe);
+            ps.setInt(p, limit);
             try (ResultSet rs = ps.executeQuery()) {
               read(rs, 0, rows);
             }
@@ -124,8 +127,9 @@ final class Claimer<T> {
           });
       return;
     }
-    try (PreparedStatement ps = c.prepareStatement(probe ? sql.probeSelect : sql.claimSelect)) {
-      ps.setInt(1, limit);
+    try (PreparedStatement ps =
+        c.prepareStatement(probe != null ? sql.probeSelect(probe.size()) : sql.claimSelect)) {
+      ps.setInt(bind(ps, 1, probe), limit);
       try (ResultSet rs = ps.executeQuery()) {
         read(rs, 1, rows); // the SELECT sees attempts before the UPDATE adds one
       }
@@ -142,6 +146,16 @@ final class Claimer<T> {
       }
       ps.executeUpdate();
     }
+  }
+
+  /** Binds {@code ids} (if any) from parameter {@code p}; returns the next parameter's index. */
+  private static int bind(PreparedStatement ps, int p, List<Long> ids) throws SQLException {
+    if (ids != null) {
+      for (long id : ids) {
+        ps.setLong(p++, id);
+      }
+    }
+    return p;
   }
 
   private void read(ResultSet rs, int attemptOffset, List<Claimed<T>> rows) throws SQLException {

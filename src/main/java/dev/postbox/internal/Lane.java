@@ -166,7 +166,14 @@ public final class Lane<T> {
       }
       List<Claimed<T>> rows;
       try {
-        rows = claim(limit, outage.active()); // in an outage the one row claimed is a probe
+        // in an outage the one row claimed is a probe: the newest not probed yet in this outage,
+        // else (every due row failed a probe) the newest again
+        List<Long> probed = outage.probeExclusions();
+        List<Claimed<T>> claimed = claim(limit, probed);
+        if (claimed.isEmpty() && probed != null && !probed.isEmpty()) {
+          claimed = claim(limit, List.of());
+        }
+        rows = claimed;
         outage.claimed(rows);
         errorPauseMillis = 100;
       } catch (SQLException | RuntimeException e) {
@@ -185,7 +192,7 @@ public final class Lane<T> {
     }
   }
 
-  private List<Claimed<T>> claim(int limit, boolean probe) throws SQLException {
+  private List<Claimed<T>> claim(int limit, List<Long> probe) throws SQLException {
     List<Claimed<T>> rows = claimer.claim(limit, probe);
     for (Claimed<T> row : rows) {
       held.put(row.id(), row);

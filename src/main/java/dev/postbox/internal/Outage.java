@@ -1,6 +1,7 @@
 package dev.postbox.internal;
 
 import java.time.Duration;
+import java.util.ArrayDeque;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
@@ -12,8 +13,11 @@ import org.slf4j.LoggerFactory;
  * Tells a broker outage from poison messages: once {@value #THRESHOLD} different rows have failed
  * their first attempt with no success in between, the lane stops claiming, failures stop counting
  * against the rows, and one row at a time is sent as a probe, with growing pauses, until one
- * succeeds. Only first attempts are evidence: a row that failed before and fails again looks like
- * poison, so it is counted and eventually parked, however many such rows retry together.
+ * succeeds. A probe is the newest due row whose probe has not failed yet in this outage, so a burst
+ * of poison that looks like an outage is ended by the next healthy message, and one failing row is
+ * not probed again and again while others wait. Only first attempts are evidence: a row that failed
+ * before and fails again looks like poison, so it is counted and eventually parked, however many
+ * such rows retry together.
  */
 final class Outage {
   private static final Logger log = LoggerFactory.getLogger(Outage.class);
@@ -35,6 +39,9 @@ final class Outage {
   private volatile long nextProbeNanos;
   private long probeRowId = -1; // guarded by lock
   private boolean probeRequested; // guarded by lock
+  // rows whose probe failed in this outage, newest last: the next probe skips them
+  private final ArrayDeque<Long> probed = new ArrayDeque<>(); // guarded by lock
+  static final int PROBED_REMEMBERED = 16;
 
   Outage(LaneSettings settings, String table) {
     this.enabled = settings.detectOutage();
@@ -69,6 +76,22 @@ final class Outage {
         probeRowId = rows.get(0).id();
       }
       probeRequested = false;
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /**
+   * For a probe claim: the rows whose probes failed in this outage (at most {@value
+   * #PROBED_REMEMBERED}, the latest), so the next probe tries another message; null when healthy.
+   */
+  List<Long> probeExclusions() {
+    if (!active) {
+      return null;
+    }
+    lock.lock();
+    try {
+      return active ? List.copyOf(probed) : null;
     } finally {
       lock.unlock();
     }
@@ -123,6 +146,11 @@ final class Outage {
       long now = System.nanoTime();
       if (active) {
         if (rowId == probeRowId) {
+          probed.remove(rowId);
+          probed.addLast(rowId);
+          if (probed.size() > PROBED_REMEMBERED) {
+            probed.removeFirst();
+          }
           pauseNanos = Math.min(pauseNanos * 2, maxPauseNanos);
           nextProbeNanos = now + pauseNanos;
           probeRowId = -1;
@@ -138,6 +166,7 @@ final class Outage {
         return true;
       }
       active = true;
+      probed.clear();
       startedNanos = now;
       pauseNanos = initialPauseNanos;
       nextProbeNanos = now + pauseNanos;

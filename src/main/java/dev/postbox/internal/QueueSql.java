@@ -12,6 +12,23 @@ final class QueueSql {
   // ids grow with inserts: the newest message is the likeliest not to be poison
   private static final String NEWEST_FIRST = " ORDER BY id DESC LIMIT ?";
 
+  /**
+   * An outage probe: {@link #claimReturning}, newest row first, skipping {@code excluded} rows
+   * (probed already in this outage). Params: leased_by, lease millis, the excluded ids, limit.
+   */
+  String probeReturning(int excluded) {
+    return claimReturning(notIn(excluded) + NEWEST_FIRST);
+  }
+
+  /** {@link #claimSelect} for an outage probe. Params: the excluded ids, limit. */
+  String probeSelect(int excluded) {
+    return claimSelect(notIn(excluded) + NEWEST_FIRST);
+  }
+
+  private static String notIn(int n) {
+    return n == 0 ? "" : " AND id NOT IN (" + marks(n) + ")";
+  }
+
   final Dialect dialect;
   final String table;
   private final String returned;
@@ -21,12 +38,6 @@ final class QueueSql {
 
   /** Locking SELECT of a two-step claim. Params: limit. */
   final String claimSelect;
-
-  /** {@link #claimReturning}, newest row first: an outage probe. Params as there. */
-  final String probeReturning;
-
-  /** {@link #claimSelect}, newest row first: an outage probe. Params as there. */
-  final String probeSelect;
 
   /** Failure. Params: state, attempts, delay millis, last_error, id, leased_by, attempts. */
   final String fail;
@@ -46,8 +57,6 @@ final class QueueSql {
     this.doneSet = t.doneSet();
     this.claimReturning = claimReturning(OLDEST_DUE_FIRST);
     this.claimSelect = claimSelect(OLDEST_DUE_FIRST);
-    this.probeReturning = claimReturning(NEWEST_FIRST);
-    this.probeSelect = claimSelect(NEWEST_FIRST);
     this.fail =
         "UPDATE "
             + table
