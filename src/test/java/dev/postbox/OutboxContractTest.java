@@ -422,6 +422,32 @@ public abstract class OutboxContractTest extends DatabaseTest {
     assertEquals(0, transport.duplicated());
   }
 
+  private static final InheritableThreadLocal<String> CONTEXT = new InheritableThreadLocal<>();
+
+  @Test
+  void noInheritableThreadLocalPassesFromOneDeliveryToTheNext() {
+    // each delivery thread is started by the one before it; user context must not ride along
+    List<Message> messages = new ArrayList<>();
+    for (int i = 0; i < 20; i++) {
+      messages.add(Message.of("t", "{}").eventId("ctx-" + i));
+    }
+    add(messages.toArray(Message[]::new));
+    List<String> seen = new CopyOnWriteArrayList<>();
+    RecordingTransport transport =
+        new RecordingTransport() {
+          @Override
+          public void send(Envelope envelope) throws Exception {
+            seen.add(String.valueOf(CONTEXT.get()));
+            CONTEXT.set("tenant-of-" + envelope.eventId());
+            super.send(envelope);
+          }
+        };
+    started(dispatcher(transport).concurrency(1).batchSize(20));
+
+    Await.until(WAIT, "all delivered", () -> transport.total.get() == 20);
+    assertEquals(java.util.Collections.nCopies(20, "null"), seen);
+  }
+
   @Test
   void duplicateEventIdIsANoOpThatDoesNotAbortTheTransaction() {
     Sql.commit(

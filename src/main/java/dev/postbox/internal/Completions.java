@@ -190,6 +190,9 @@ final class Completions {
    * again, rather than one bad outcome stopping every later one.
    */
   private void writeWithRetry(List<Outcome> batch) {
+    if (batch.isEmpty()) {
+      return; // only the stop signal
+    }
     long pauseMillis = 50;
     // listener calls and parking logs wait for the commit: a rolled-back try reports nothing
     List<Runnable> afterCommit = new ArrayList<>();
@@ -201,9 +204,6 @@ final class Completions {
                 oneStatement(batch)
                     ? Jdbc.autoCommit(dataSource, c -> write(c, batch, afterCommit))
                     : Jdbc.inTransaction(dataSource, c -> write(c, batch, afterCommit)));
-        onWritten.accept(batch);
-        afterCommit.forEach(Runnable::run);
-        return;
       } catch (SQLException | RuntimeException e) {
         if (System.nanoTime() >= giveUpAtNanos) {
           log.warn(
@@ -248,7 +248,12 @@ final class Completions {
         }
         LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(pauseMillis));
         pauseMillis = Math.min(pauseMillis * 2, 5_000);
+        continue;
       }
+      // outside the try: a hook that throws must not make a committed batch look failed
+      onWritten.accept(batch);
+      afterCommit.forEach(Listeners::call);
+      return;
     }
   }
 

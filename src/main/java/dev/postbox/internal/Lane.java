@@ -39,6 +39,7 @@ public final class Lane<T> {
   private final Deliverer<T> deliverer;
   private final Claimer<T> claimer;
   private final Completions completions;
+  private final LeaseRenewer leases;
   private final Periodic renewer;
   private final Periodic cleaner;
   private final Outage outage;
@@ -53,6 +54,7 @@ public final class Lane<T> {
   private final Set<Thread> deliveries = new HashSet<>(); // guarded by lock
   private final Map<Long, Claimed<T>> held = new ConcurrentHashMap<>();
   private Thread loop;
+  private volatile ClassLoader contextClassLoader; // the starter's, for every delivery
   // one name for all: building a name per thread costs more than starting the thread
   private final Thread.Builder deliveryThreads;
 
@@ -68,19 +70,18 @@ public final class Lane<T> {
     this.settings = settings;
     this.deliverer = deliverer;
     this.name = settings.instanceId() + "-" + table.name();
-    this.deliveryThreads = Thread.ofVirtual().name(name + "-delivery");
+    // a delivery thread is created by the one before it: inherit nothing from user code
+    this.deliveryThreads =
+        Thread.ofVirtual().name(name + "-delivery").inheritInheritableThreadLocals(false);
     WriteGate gate = new WriteGate(dialect.singleWriter());
     this.claimer = new Claimer<>(dataSource, sql, table, settings, gate);
     this.completions =
         new Completions(dataSource, sql, settings, gate, this::runningNow, this::written);
     // renewal gets its own thread: a long cleanup must never delay it past a lease
+    this.leases = new LeaseRenewer(dataSource, sql, settings, held::keySet);
     this.renewer =
         new Periodic(
-            name + "-renew",
-            List.of(
-                new Periodic.Task(
-                    settings.lease().dividedBy(3),
-                    new LeaseRenewer(dataSource, sql, settings, held::keySet))));
+            name + "-renew", List.of(new Periodic.Task(settings.lease().dividedBy(3), leases)));
     this.cleaner =
         settings.retention().isZero()
             ? null
@@ -104,7 +105,9 @@ public final class Lane<T> {
   }
 
   public void start() {
+    contextClassLoader = Thread.currentThread().getContextClassLoader();
     completions.start();
+    leases.started();
     renewer.start();
     if (cleaner != null) {
       cleaner.start();
@@ -225,7 +228,8 @@ public final class Lane<T> {
     if (deliverable.isEmpty()) {
       return;
     }
-    List<Thread> started = new ArrayList<>(Math.min(deliverable.size(), settings.concurrency()));
+    List<Thread> threads = new ArrayList<>(Math.min(deliverable.size(), settings.concurrency()));
+    List<Claimed<T>> threadRows = new ArrayList<>(threads.size());
     List<Claimed<T>> handBack = List.of();
     lock.lock();
     try {
@@ -241,7 +245,8 @@ public final class Lane<T> {
         for (int i = 0; i < end; i++) {
           Claimed<T> row = deliverable.get(i);
           if (running < settings.concurrency() && waiting.isEmpty()) {
-            started.add(startLocked(row));
+            threads.add(startLocked(row));
+            threadRows.add(row);
           } else {
             waiting.add(row);
           }
@@ -250,8 +255,8 @@ public final class Lane<T> {
     } finally {
       lock.unlock();
     }
-    for (Thread t : started) {
-      t.start();
+    for (int i = 0; i < threads.size(); i++) {
+      started(threads.get(i), threadRows.get(i));
     }
     handBack(handBack);
   }
@@ -277,13 +282,23 @@ public final class Lane<T> {
 
   /** Hands back rows that were claimed but never started: due again at once, attempt refunded. */
   private void handBack(List<Claimed<T>> rows) {
-    if (rows.isEmpty()) {
-      return;
-    }
+    logHandBack(release(rows));
+  }
+
+  /** Queues the hand-back outcomes (never blocks: safe under the lock); returns how many. */
+  private int release(Iterable<Claimed<T>> rows) {
+    int n = 0;
     for (Claimed<T> row : rows) {
       completions.add(new Outcome(row, Outcome.Kind.RELEASED, null, Duration.ZERO, 0));
+      n++;
     }
-    log.info("{} - handing back {} claimed rows that had not started", name, rows.size());
+    return n;
+  }
+
+  private void logHandBack(int rows) {
+    if (rows > 0) {
+      log.info("{} - handing back {} claimed rows that had not started", name, rows);
+    }
   }
 
   private void interruptDeliveries() {
@@ -303,6 +318,7 @@ public final class Lane<T> {
     long started = System.nanoTime();
     Outcome outcome = null;
     try {
+      Thread.currentThread().setContextClassLoader(contextClassLoader);
       if (row.defect() != null) {
         throw new ParkNow(row.defect());
       }
@@ -332,17 +348,20 @@ public final class Lane<T> {
    */
   private void finished() {
     Thread next = null;
-    List<Claimed<T>> handBack = List.of();
+    Claimed<T> nextRow = null;
+    int handedBack = 0;
     boolean idle = false;
     lock.lock();
     try {
       deliveries.remove(Thread.currentThread());
       if (!waiting.isEmpty() && (stopping || outage.active())) {
-        handBack = new ArrayList<>(waiting);
+        // queued before this slot is freed, so close() cannot stop the writer before them
+        handedBack = release(waiting);
         waiting.clear();
       }
-      Claimed<T> row = waiting.poll();
-      if (row != null) {
+      nextRow = waiting.poll();
+      if (nextRow != null) {
+        Claimed<T> row = nextRow;
         next = deliveryThreads.unstarted(() -> deliver(row));
         deliveries.add(next);
       } else {
@@ -353,13 +372,36 @@ public final class Lane<T> {
     } finally {
       lock.unlock();
     }
-    if (next != null) {
-      next.start();
+    if (next != null && !started(next, nextRow)) {
+      idle = runningNow() == 0;
     }
     if (idle) {
       completions.nudge();
     }
-    handBack(handBack);
+    logHandBack(handedBack);
+  }
+
+  /**
+   * Starts a delivery thread whose slot is already counted; if the JVM cannot start it, gives the
+   * slot back and hands the row back. False if it did not start.
+   */
+  private boolean started(Thread thread, Claimed<T> row) {
+    try {
+      thread.start();
+      return true;
+    } catch (RuntimeException | OutOfMemoryError e) {
+      lock.lock();
+      try {
+        deliveries.remove(thread);
+        running--;
+        changed.signalAll();
+      } finally {
+        lock.unlock();
+      }
+      release(List.of(row));
+      log.error("{} - cannot start a delivery thread; handing id={} back", name, row.id(), e);
+      return false;
+    }
   }
 
   private Outcome failure(Claimed<T> row, Throwable e, long elapsed) {

@@ -24,7 +24,7 @@ final class LeaseRenewer implements Runnable {
   private final QueueSql sql;
   private final LaneSettings settings;
   private final Supplier<Collection<Long>> held;
-  private long lastRenewedNanos = System.nanoTime(); // only the periodic thread uses it
+  private volatile long lastRenewedNanos; // set at start, then by each run
 
   LeaseRenewer(
       DataSource dataSource, QueueSql sql, LaneSettings settings, Supplier<Collection<Long>> held) {
@@ -32,6 +32,11 @@ final class LeaseRenewer implements Runnable {
     this.sql = sql;
     this.settings = settings;
     this.held = held;
+  }
+
+  /** The lane starts claiming now: the first renewal is measured from here. */
+  void started() {
+    lastRenewedNanos = System.nanoTime();
   }
 
   @Override

@@ -16,7 +16,9 @@ public final class Listeners {
   static void call(Runnable hook) {
     try {
       hook.run();
-    } catch (RuntimeException e) {
+    } catch (VirtualMachineError e) {
+      throw e;
+    } catch (Throwable e) { // an Error from a hook must not kill the thread that called it
       log.warn("listener threw; ignored", e);
     }
   }

@@ -40,10 +40,11 @@ public final class QueueAdmin {
     T run(Dialect d) throws SQLException;
   }
 
-  private <T> T call(Connection c, String doing, Call<T> call) {
+  /** Runs {@code call} with the connection's dialect, or null if {@code needsDialect} is false. */
+  private <T> T call(Connection c, String doing, boolean needsDialect, Call<T> call) {
     try {
       Require.notNull("connection", c);
-      return call.run(dialects.of(c));
+      return call.run(needsDialect ? dialects.of(c) : null);
     } catch (SQLException e) {
       throw Jdbc.wrap(doing, e);
     }
@@ -51,33 +52,36 @@ public final class QueueAdmin {
 
   /** Counts rows not yet finished (not parked). */
   public long countPending(Connection c) {
-    return call(c, "counting pending " + rows + " in " + table, d -> countPendingRows(c));
+    return call(c, "counting pending " + rows + " in " + table, false, d -> countPendingRows(c));
   }
 
   /** Pending, due, leased and parked counts and the oldest pending age. */
   public QueueStats stats(Connection c) {
-    return call(c, "reading stats of " + table, d -> stats(c, d));
+    return call(c, "reading stats of " + table, true, d -> stats(c, d));
   }
 
   /** Up to {@code limit} parked rows, oldest first. */
   public List<Parked> parked(Connection c, int limit) {
     Require.between("limit", limit, 1, 100_000);
-    return call(c, "listing parked " + rows + " in " + table, d -> parked(c, d, limit));
+    return call(c, "listing parked " + rows + " in " + table, true, d -> parked(c, d, limit));
   }
 
   /** Makes the parked row with {@code column = value} due again; false if there is none. */
   public boolean replay(Connection c, String column, Object value, String what) {
-    return call(c, "replaying " + what + " in " + table, d -> replay(c, d, column, value)) > 0;
+    return call(c, "replaying " + what + " in " + table, true, d -> replay(c, d, column, value))
+        > 0;
   }
 
   /** Makes every parked row due again; returns how many. */
   public int replayAll(Connection c) {
-    return call(c, "replaying parked " + rows + " in " + table, d -> replay(c, d, null, null));
+    return call(
+        c, "replaying parked " + rows + " in " + table, true, d -> replay(c, d, null, null));
   }
 
   /** Deletes the parked row with {@code column = value}; false if there is none. */
   public boolean discard(Connection c, String column, Object value, String what) {
-    return call(c, "discarding " + what + " from " + table, d -> discard(c, column, value)) > 0;
+    return call(c, "discarding " + what + " from " + table, false, d -> discard(c, column, value))
+        > 0;
   }
 
   private long countPendingRows(Connection c) throws SQLException {
