@@ -263,9 +263,14 @@ public final class Lane<T> {
 
   /** Takes a slot for {@code row} and returns its delivery thread, not yet started. */
   private Thread startLocked(Claimed<T> row) {
+    running++;
+    return deliveryThread(row);
+  }
+
+  /** The delivery thread of {@code row}, not yet started, registered for interruption. */
+  private Thread deliveryThread(Claimed<T> row) {
     Thread t = deliveryThreads.unstarted(() -> deliver(row));
     deliveries.add(t);
-    running++;
     return t;
   }
 
@@ -361,9 +366,7 @@ public final class Lane<T> {
       }
       nextRow = waiting.poll();
       if (nextRow != null) {
-        Claimed<T> row = nextRow;
-        next = deliveryThreads.unstarted(() -> deliver(row));
-        deliveries.add(next);
+        next = deliveryThread(nextRow); // the slot passes on: running stays as it is
       } else {
         running--;
         idle = running == 0;
