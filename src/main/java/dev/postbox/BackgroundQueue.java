@@ -1,14 +1,18 @@
 package dev.postbox;
 
+import dev.postbox.internal.FreeSlots;
 import dev.postbox.internal.Require;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.time.Duration;
-import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
@@ -28,13 +32,25 @@ import org.slf4j.MDC;
  * <p>Every accepted task ends in exactly one of the counters of {@link Stats}: completed, failed
  * (it threw; logged at WARN with the exception) or discarded (dropped or interrupted by {@link
  * #close()}), so once {@code close()} has returned, {@code submitted == completed + failed +
- * discarded}. Tasks start in the order they were accepted.
+ * discarded}. Waiting tasks get a worker in the order they were accepted.
  */
 public final class BackgroundQueue implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(BackgroundQueue.class);
 
   /** How long {@link #close()} waits for interrupted tasks to end before it returns anyway. */
   private static final Duration INTERRUPT_GRACE = Duration.ofSeconds(1);
+
+  // The queue in one word, so that "take a free permit or get in line" and "pass my permit to the
+  // head of the line or give it back" are each one compare-and-set, without a lock. Bits 0-15:
+  // free permits (workers <= 10,000); bits 16-39: tasks in line (capacity <= 1,000,000); then a
+  // flag for "a producer waits for room" and one for "closed". A free permit therefore means an
+  // empty line, until close() drops the line.
+  private static final long FREE_ONE = 1L;
+  private static final long FREE = 0xFFFFL;
+  private static final long WAITING_ONE = 1L << 16;
+  private static final long WAITING = 0xFF_FFFFL << 16;
+  private static final long PRODUCER_WAITS = 1L << 40;
+  private static final long CLOSED = 1L << 41;
 
   // Life cycle of a task that holds a permit. Whoever moves it out of NEW or RUNNING, its own
   // thread (to DONE) or close() (to DISCARDED), counts it: nothing is counted twice or lost.
@@ -49,36 +65,32 @@ public final class BackgroundQueue implements AutoCloseable {
   private final Duration drainTimeout;
   private final ClassLoader contextClassLoader = Thread.currentThread().getContextClassLoader();
   private final ThreadFactory threads;
+  private final AtomicLong state;
+  // A task counted in the line may not be in it yet: its producer adds it just after counting it,
+  // so whoever takes it out waits that moment. The same holds for a permit given back and its slot.
+  private final ConcurrentLinkedQueue<Worker> line = new ConcurrentLinkedQueue<>();
+  private final AtomicReferenceArray<Worker> slots; // the task holding each permit, for close()
+  private final FreeSlots freeSlots;
+  private final LongAdder submitted = new LongAdder();
   private final LongAdder completed = new LongAdder();
   private final LongAdder failed = new LongAdder();
+  private final LongAdder discarded = new LongAdder();
+  private volatile boolean discarding; // set by close() once the drain timeout has passed
 
+  // Only producers waiting for room and close() use the lock.
   private final ReentrantLock lock = new ReentrantLock();
   private final Condition notFull = lock.newCondition();
   private final Condition idle = lock.newCondition(); // also signalled on termination
-  // Guarded by lock. The semaphore of `workers` permits is kept as slots under the queue's lock,
-  // so that "take a permit or wait in line" is one step. A task takes a free slot before its
-  // thread starts; when it ends it passes the slot straight to the next waiting task and starts
-  // that task's thread. A free slot therefore means that no task is waiting. The slots also tell
-  // close() which tasks to interrupt.
-  private final ArrayDeque<Worker> waiting = new ArrayDeque<>();
-  private final Worker[] slots;
-  private final int[] freeSlots;
-  private int free;
-  private boolean closed;
-  private boolean terminated;
-  private long submitted;
-  private long discarded;
+  private boolean terminated; // guarded by lock
 
   private BackgroundQueue(Builder builder) {
     this.name = builder.name;
     this.workers = builder.workers;
     this.capacity = builder.capacity;
     this.drainTimeout = builder.drainTimeout;
-    this.slots = new Worker[workers];
-    this.freeSlots = new int[workers];
-    for (int i = 0; i < workers; i++) {
-      freeSlots[free++] = workers - 1 - i;
-    }
+    this.state = new AtomicLong(workers * FREE_ONE);
+    this.slots = new AtomicReferenceArray<>(workers);
+    this.freeSlots = new FreeSlots(workers);
     // No inherited thread-locals: each task starts clean and gets the MDC it was enqueued with.
     this.threads =
         Thread.ofVirtual().name(name + "-task").inheritInheritableThreadLocals(false).factory();
@@ -129,32 +141,159 @@ public final class BackgroundQueue implements AutoCloseable {
 
   private boolean put(BackgroundTask task, long nanos) {
     Worker worker = new Worker(Require.notNull("task", task), MDC.getCopyOfContextMap());
-    lock.lock();
-    try {
-      while (waiting.size() == capacity && !closed) {
-        if (nanos <= 0) {
-          return false;
-        }
-        nanos = notFull.awaitNanos(nanos);
-      }
-      if (closed) {
+    for (; ; ) {
+      long s = state.get();
+      if ((s & CLOSED) != 0) {
         throw new PostboxException(name + " is closed; it accepts no new tasks");
       }
-      submitted++;
-      if (free == 0) {
-        waiting.addLast(worker);
-        return true;
+      if ((s & FREE) != 0) {
+        if (state.compareAndSet(s, s - FREE_ONE)) {
+          submitted.increment();
+          start(worker, takeFreeSlot());
+          return true;
+        }
+      } else if (waiting(s) < capacity) {
+        if (state.compareAndSet(s, s + WAITING_ONE)) {
+          submitted.increment(); // before the task can be seen in line, for exact counts
+          line.offer(worker);
+          return true;
+        }
+      } else if ((nanos = awaitRoom(nanos)) < 0) {
+        return false;
       }
-      worker.slot = freeSlots[--free];
-      slots[worker.slot] = worker;
+    }
+  }
+
+  /** Waits until the queue may have room or is closed; returns the nanos left, -1 if none were. */
+  private long awaitRoom(long nanos) {
+    lock.lock();
+    try {
+      for (; ; ) {
+        long s = state.get();
+        if ((s & (CLOSED | FREE)) != 0 || waiting(s) < capacity) {
+          return nanos;
+        }
+        if (nanos <= 0) {
+          return -1;
+        }
+        // Set under the lock and only while full: whoever then makes room sees it and signals.
+        if ((s & PRODUCER_WAITS) != 0 || state.compareAndSet(s, s | PRODUCER_WAITS)) {
+          nanos = notFull.awaitNanos(nanos);
+        }
+      }
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new PostboxException(name + " - interrupted while waiting for space; not enqueued", e);
     } finally {
       lock.unlock();
     }
+  }
+
+  /** Wakes one producer waiting for room; the flag stays up while others still wait. */
+  private void wakeProducer() {
+    lock.lock();
+    try {
+      notFull.signal();
+      if (!lock.hasWaiters(notFull)) {
+        long s;
+        do {
+          s = state.get();
+        } while (!state.compareAndSet(s, s & ~PRODUCER_WAITS));
+      }
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /** Gives a task the permit and slot it holds, then starts its thread. */
+  private void start(Worker worker, int slot) {
+    worker.slot = slot;
+    slots.set(slot, worker);
+    // close() may have passed over this slot before it was filled; then the task is ours to drop.
+    if (discarding && worker.discard()) {
+      discarded.increment();
+      releasePermit(slot);
+      return;
+    }
     threads.newThread(worker).start();
+  }
+
+  /** Passes a finished task's permit to the head of the line, or gives it back. */
+  private void passPermit(int slot) {
+    for (; ; ) {
+      long s = state.get();
+      if (waiting(s) == 0) {
+        if (tryRelease(s, slot)) {
+          return;
+        }
+      } else if (state.compareAndSet(s, s - WAITING_ONE)) {
+        if ((s & PRODUCER_WAITS) != 0) {
+          wakeProducer();
+        }
+        start(takeFromLine(), slot);
+        return;
+      }
+    }
+  }
+
+  private void releasePermit(int slot) {
+    while (!tryRelease(state.get(), slot)) {
+      Thread.onSpinWait();
+    }
+  }
+
+  private boolean tryRelease(long s, int slot) {
+    if (!state.compareAndSet(s, s + FREE_ONE)) {
+      return false;
+    }
+    slots.set(slot, null);
+    freeSlots.push(slot);
+    if ((s & CLOSED) != 0 && isIdle(s + FREE_ONE)) {
+      signalIdle();
+    }
     return true;
+  }
+
+  private Worker takeFromLine() {
+    Worker next;
+    for (int spins = 0; (next = line.poll()) == null; spins++) {
+      pause(spins);
+    }
+    return next;
+  }
+
+  private int takeFreeSlot() {
+    int slot;
+    for (int spins = 0; (slot = freeSlots.pop()) < 0; spins++) {
+      pause(spins);
+    }
+    return slot;
+  }
+
+  /** Waits for another thread between two of its steps: a few spins, then yields. */
+  private static void pause(int spins) {
+    if (spins < 64) {
+      Thread.onSpinWait();
+    } else {
+      Thread.yield();
+    }
+  }
+
+  private static int waiting(long s) {
+    return (int) ((s & WAITING) >>> 16);
+  }
+
+  private boolean isIdle(long s) {
+    return (s & WAITING) == 0 && (s & FREE) == workers;
+  }
+
+  private void signalIdle() {
+    lock.lock();
+    try {
+      idle.signalAll();
+    } finally {
+      lock.unlock();
+    }
   }
 
   /**
@@ -164,13 +303,14 @@ public final class BackgroundQueue implements AutoCloseable {
    * show both in {@code running} and in its outcome.
    */
   public Stats stats() {
-    lock.lock();
-    try {
-      return new Stats(
-          submitted, completed.sum(), failed.sum(), discarded, waiting.size(), workers - free);
-    } finally {
-      lock.unlock();
-    }
+    long s = state.get();
+    return new Stats(
+        submitted.sum(),
+        completed.sum(),
+        failed.sum(),
+        discarded.sum(),
+        waiting(s),
+        workers - (int) (s & FREE));
   }
 
   /**
@@ -183,15 +323,18 @@ public final class BackgroundQueue implements AutoCloseable {
    */
   @Override
   public void close() {
+    long s = state.get();
+    while ((s & CLOSED) == 0 && !state.compareAndSet(s, s | CLOSED)) {
+      s = state.get();
+    }
     lock.lock();
     try {
-      if (closed) {
+      if ((s & CLOSED) != 0) {
         while (!terminated) {
           idle.awaitUninterruptibly();
         }
         return;
       }
-      closed = true;
       notFull.signalAll(); // waiting producers are refused
     } finally {
       lock.unlock();
@@ -226,7 +369,7 @@ public final class BackgroundQueue implements AutoCloseable {
   private boolean awaitIdle(long nanos) {
     lock.lock();
     try {
-      while (!waiting.isEmpty() || free < workers) {
+      while (!isIdle(state.get())) {
         if (nanos <= 0) {
           return false;
         }
@@ -243,33 +386,35 @@ public final class BackgroundQueue implements AutoCloseable {
 
   /** Drops the queued tasks, interrupts the running ones and returns their threads. */
   private List<Thread> discardRemaining() {
-    List<Thread> interrupted = new ArrayList<>();
-    int queued;
-    int stopped = 0;
-    lock.lock();
-    try {
-      queued = waiting.size();
-      waiting.clear();
-      for (Worker worker : slots) {
-        if (worker == null) {
-          continue;
-        }
-        // States only move forward, so NEW then RUNNING misses no task that has not counted itself.
-        boolean running = !worker.state.compareAndSet(NEW, DISCARDED);
-        if (running && !worker.state.compareAndSet(RUNNING, DISCARDED)) {
-          continue; // it has just finished and counted itself
-        }
-        stopped++;
-        worker.releaseSlot();
-        if (running) {
-          worker.thread.interrupt();
-          interrupted.add(worker.thread);
-        }
-      }
-      discarded += queued + stopped;
-    } finally {
-      lock.unlock();
+    discarding = true;
+    long s = state.get();
+    while (!state.compareAndSet(s, s & ~WAITING)) {
+      s = state.get();
     }
+    int queued = waiting(s); // closed: no task joins the line any more, and these are ours
+    for (int i = 0; i < queued; i++) {
+      takeFromLine();
+    }
+    List<Thread> interrupted = new ArrayList<>();
+    int stopped = 0;
+    for (int slot = 0; slot < workers; slot++) {
+      Worker worker = slots.get(slot);
+      if (worker == null) {
+        continue;
+      }
+      // States only move forward, so NEW then RUNNING misses no task that has not counted itself.
+      boolean running = !worker.discard();
+      if (running && !worker.moveState(RUNNING, DISCARDED)) {
+        continue; // it has just finished and counted itself
+      }
+      stopped++;
+      releasePermit(slot);
+      if (running) {
+        worker.thread.interrupt();
+        interrupted.add(worker.thread);
+      }
+    }
+    discarded.add(queued + stopped);
     if (queued + stopped > 0) {
       log.warn(
           "{} - drain timeout {} passed: discarded {} queued tasks and interrupted {} running ones",
@@ -283,88 +428,73 @@ public final class BackgroundQueue implements AutoCloseable {
 
   /** One accepted task with the MDC it was enqueued with; runs as its own virtual thread. */
   private final class Worker implements Runnable {
+    private static final VarHandle STATE;
+
+    static {
+      try {
+        STATE = MethodHandles.lookup().findVarHandle(Worker.class, "state", int.class);
+      } catch (ReflectiveOperationException e) {
+        throw new ExceptionInInitializerError(e);
+      }
+    }
+
     private final BackgroundTask task;
     private final Map<String, String> mdc;
-    private final AtomicInteger state = new AtomicInteger(NEW);
+    private volatile int state = NEW;
     private volatile Thread thread; // set when it starts, before it can be RUNNING
-    private int slot = -1; // guarded by lock
+    private int slot = -1; // published to its thread by Thread.start
 
     Worker(BackgroundTask task, Map<String, String> mdc) {
       this.task = task;
       this.mdc = mdc;
     }
 
+    boolean moveState(int from, int to) {
+      return STATE.compareAndSet(this, from, to);
+    }
+
+    /** Drops this task if it has not started; true if this call did. */
+    boolean discard() {
+      return moveState(NEW, DISCARDED);
+    }
+
     @Override
     public void run() {
       thread = Thread.currentThread();
       try {
-        if (state.compareAndSet(NEW, RUNNING)) {
+        if (moveState(NEW, RUNNING)) {
           runTask();
         }
       } finally {
-        Worker next = handOver();
-        if (next != null) {
-          threads.newThread(next).start();
+        if (state != DISCARDED) {
+          passPermit(slot); // else close() took the permit back
         }
       }
     }
 
     private void runTask() {
       thread.setContextClassLoader(contextClassLoader);
+      // The MDC dies with this thread: the next task's thread does not inherit it.
       if (mdc != null) {
         MDC.setContextMap(mdc);
       }
+      Throwable failure = null;
       try {
-        Throwable failure = null;
-        try {
-          task.run();
-        } catch (Throwable e) {
-          failure = e;
-        }
-        if (!state.compareAndSet(RUNNING, DONE)) {
-          return; // close() discarded it and counted it
-        }
-        if (failure == null) {
-          completed.increment();
-        } else if (failure instanceof Exception) {
-          failed.increment();
-          log.warn("{} - task failed", name, failure);
-        } else {
-          failed.increment();
-          log.error("{} - task failed", name, failure);
-        }
-      } finally {
-        MDC.clear();
+        task.run();
+      } catch (Throwable e) {
+        failure = e;
       }
-    }
-
-    /** Passes this task's permit to the next waiting task, whose thread the caller starts. */
-    private Worker handOver() {
-      lock.lock();
-      try {
-        if (state.get() == DISCARDED) {
-          return null; // close() took the permit back
-        }
-        Worker next = waiting.pollFirst();
-        if (next == null) {
-          releaseSlot();
-          return null;
-        }
-        next.slot = slot;
-        slots[slot] = next;
-        notFull.signal();
-        return next;
-      } finally {
-        lock.unlock();
+      if (!moveState(RUNNING, DONE)) {
+        return; // close() discarded it and counted it
       }
-    }
-
-    /** Frees this task's permit; the lock is held. */
-    void releaseSlot() {
-      slots[slot] = null;
-      freeSlots[free++] = slot;
-      if (closed && free == workers) {
-        idle.signalAll();
+      if (failure == null) {
+        completed.increment();
+      } else if (failure instanceof Exception) {
+        failed.increment();
+        log.warn("{} - task failed", name, failure);
+      } else {
+        failed.increment();
+        log.error("{} - task failed", name, failure);
       }
     }
   }

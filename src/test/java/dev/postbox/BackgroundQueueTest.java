@@ -21,6 +21,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.SplittableRandom;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -110,6 +111,27 @@ class BackgroundQueueTest {
     queue.close();
     assertEquals(new Stats(4, 4, 0, 0, 0, 0), queue.stats());
     assertEquals(3, ran.get());
+  }
+
+  @Test
+  void waitingTasksGetAWorkerInTheOrderTheyWereAccepted() throws Exception {
+    BackgroundQueue queue = queue(1, 100, Duration.ofSeconds(5));
+    CountDownLatch started = new CountDownLatch(1);
+    CountDownLatch gate = new CountDownLatch(1);
+    queue.enqueue(blocker(started, gate));
+    await(started);
+    List<Integer> ran = Collections.synchronizedList(new ArrayList<>());
+    for (int i = 0; i < 100; i++) {
+      int index = i;
+      queue.enqueue(() -> ran.add(index));
+    }
+    gate.countDown();
+    queue.close();
+    List<Integer> expected = new ArrayList<>();
+    for (int i = 0; i < 100; i++) {
+      expected.add(i);
+    }
+    assertEquals(expected, ran);
   }
 
   @Test
@@ -509,6 +531,88 @@ class BackgroundQueueTest {
       }
       accepted.increment();
     }
+  }
+
+  @Test
+  void countsStayExactWhenCloseRacesProducersAndFinishingTasks() throws Exception {
+    long seed = System.nanoTime();
+    SplittableRandom random = new SplittableRandom(seed);
+    String log =
+        captureStderr(
+            () -> {
+              for (int cycle = 0; cycle < 300; cycle++) {
+                closeDuringAFlood(random.split(), "seed " + seed + ", cycle " + cycle);
+              }
+            });
+    assertFalse(log.contains("still running"), log); // no task ignores its interrupt here
+  }
+
+  /** One small queue flooded by producers that enqueue and offer, closed at a random moment. */
+  private void closeDuringAFlood(SplittableRandom random, String what) throws Exception {
+    int workers = 1 + random.nextInt(6);
+    BackgroundQueue queue =
+        queue(workers, 1 + random.nextInt(20), Duration.ofMillis(random.nextInt(5)));
+    LongAdder accepted = new LongAdder();
+    AtomicInteger running = new AtomicInteger();
+    AtomicInteger maxRunning = new AtomicInteger();
+    AtomicBoolean closeReturned = new AtomicBoolean();
+    AtomicInteger startedAfterClose = new AtomicInteger();
+    BackgroundTask task =
+        () -> {
+          if (closeReturned.get()) {
+            startedAfterClose.incrementAndGet();
+          }
+          maxRunning.accumulateAndGet(running.incrementAndGet(), Math::max);
+          try {
+            int kind = ThreadLocalRandom.current().nextInt(10);
+            if (kind == 0) {
+              throw new PlannedException();
+            } else if (kind == 1) {
+              Thread.sleep(1);
+            } else if (kind == 2) {
+              Thread.yield();
+            }
+          } finally {
+            running.decrementAndGet();
+          }
+        };
+    List<Thread> producers = new ArrayList<>();
+    for (int p = 1 + random.nextInt(3); p > 0; p--) {
+      boolean offers = random.nextBoolean();
+      producers.add(
+          Thread.ofVirtual()
+              .start(
+                  () -> {
+                    try {
+                      while (true) {
+                        if (!offers) {
+                          queue.enqueue(task);
+                        } else if (!queue.offer(task, Duration.ofNanos(50_000))) {
+                          continue;
+                        }
+                        accepted.increment();
+                      }
+                    } catch (PostboxException closed) {
+                      // the end of this producer
+                    }
+                  }));
+    }
+    long spins = random.nextInt(20_000);
+    for (long i = 0; i < spins; i++) {
+      Thread.onSpinWait();
+    }
+    queue.close();
+    closeReturned.set(true);
+    for (Thread producer : producers) {
+      assertTrue(producer.join(Duration.ofSeconds(DEADLINE_SECONDS)), what);
+    }
+    Stats stats = queue.stats();
+    assertEquals(accepted.sum(), stats.submitted(), what + ": " + stats);
+    assertEquals(stats.submitted(), stats.completed() + stats.failed() + stats.discarded(), what);
+    assertEquals(0, stats.queued(), what);
+    assertEquals(0, stats.running(), what);
+    assertEquals(0, startedAfterClose.get(), what);
+    assertTrue(maxRunning.get() <= workers, what + ": " + maxRunning + " ran at once");
   }
 
   @Test
