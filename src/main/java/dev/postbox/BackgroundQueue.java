@@ -42,15 +42,16 @@ public final class BackgroundQueue implements AutoCloseable {
 
   // The queue in one word, so that "take a free permit or get in line" and "pass my permit to the
   // head of the line or give it back" are each one compare-and-set, without a lock. Bits 0-15:
-  // free permits (workers <= 10,000); bits 16-39: tasks in line (capacity <= 1,000,000); then a
-  // flag for "a producer waits for room" and one for "closed". A free permit therefore means an
-  // empty line, until close() drops the line.
+  // free permits (workers <= 10,000); bits 16-39: tasks in line (capacity <= 1,000,000); then
+  // flags for "a producer waits for room", "... and wants it now" and "closed". A free permit
+  // therefore means an empty line, until close() drops the line.
   private static final long FREE_ONE = 1L;
   private static final long FREE = 0xFFFFL;
   private static final long WAITING_ONE = 1L << 16;
   private static final long WAITING = 0xFF_FFFFL << 16;
   private static final long PRODUCER_WAITS = 1L << 40;
-  private static final long CLOSED = 1L << 41;
+  private static final long PRODUCER_IN_A_HURRY = 1L << 41;
+  private static final long CLOSED = 1L << 42;
 
   // Life cycle of a task that holds a permit. Whoever moves it out of NEW or RUNNING, its own
   // thread (to DONE) or close() (to DISCARDED), counts it: nothing is counted twice or lost.
@@ -59,9 +60,13 @@ public final class BackgroundQueue implements AutoCloseable {
   private static final int DONE = 2;
   private static final int DISCARDED = 3;
 
+  /** How long a producer waits for a batch of free places before it asks for a single one. */
+  private static final long LAZY_WAIT_NANOS = TimeUnit.MICROSECONDS.toNanos(200);
+
   private final String name;
   private final int workers;
   private final int capacity;
+  private final int wakeBatch; // free places that wake a producer waiting without hurry
   private final Duration drainTimeout;
   private final ClassLoader contextClassLoader = Thread.currentThread().getContextClassLoader();
   private final ThreadFactory threads;
@@ -87,6 +92,7 @@ public final class BackgroundQueue implements AutoCloseable {
     this.name = builder.name;
     this.workers = builder.workers;
     this.capacity = builder.capacity;
+    this.wakeBatch = Math.max(1, Math.min(256, capacity / 4));
     this.drainTimeout = builder.drainTimeout;
     this.state = new AtomicLong(workers * FREE_ONE);
     this.slots = new AtomicReferenceArray<>(workers);
@@ -164,10 +170,18 @@ public final class BackgroundQueue implements AutoCloseable {
     }
   }
 
-  /** Waits until the queue may have room or is closed; returns the nanos left, -1 if none were. */
+  /**
+   * Waits until the queue may have room or is closed; returns the nanos left, -1 if none were.
+   *
+   * <p>A busy queue makes room one task at a time, a few hundred nanoseconds apart, and waking a
+   * producer costs more than that. So a producer first asks to be woken once {@code wakeBatch}
+   * places are free, waiting at most {@link #LAZY_WAIT_NANOS}; if the queue is still full then, it
+   * asks to be woken as soon as one place is.
+   */
   private long awaitRoom(long nanos) {
     lock.lock();
     try {
+      boolean lazy = true;
       for (; ; ) {
         long s = state.get();
         if ((s & (CLOSED | FREE)) != 0 || waiting(s) < capacity) {
@@ -177,7 +191,15 @@ public final class BackgroundQueue implements AutoCloseable {
           return -1;
         }
         // Set under the lock and only while full: whoever then makes room sees it and signals.
-        if ((s & PRODUCER_WAITS) != 0 || state.compareAndSet(s, s | PRODUCER_WAITS)) {
+        long flags = lazy ? PRODUCER_WAITS : PRODUCER_WAITS | PRODUCER_IN_A_HURRY;
+        if ((s & flags) != flags && !state.compareAndSet(s, s | flags)) {
+          continue;
+        }
+        if (lazy) {
+          long wait = Math.min(nanos, LAZY_WAIT_NANOS);
+          nanos -= wait - notFull.awaitNanos(wait);
+          lazy = false;
+        } else {
           nanos = notFull.awaitNanos(nanos);
         }
       }
@@ -198,7 +220,7 @@ public final class BackgroundQueue implements AutoCloseable {
         long s;
         do {
           s = state.get();
-        } while (!state.compareAndSet(s, s & ~PRODUCER_WAITS));
+        } while (!state.compareAndSet(s, s & ~(PRODUCER_WAITS | PRODUCER_IN_A_HURRY)));
       }
     } finally {
       lock.unlock();
@@ -227,7 +249,8 @@ public final class BackgroundQueue implements AutoCloseable {
           return;
         }
       } else if (state.compareAndSet(s, s - WAITING_ONE)) {
-        if ((s & PRODUCER_WAITS) != 0) {
+        if ((s & PRODUCER_WAITS) != 0
+            && ((s & PRODUCER_IN_A_HURRY) != 0 || waiting(s) - 1 <= capacity - wakeBatch)) {
           wakeProducer();
         }
         start(takeFromLine(), slot);

@@ -114,6 +114,29 @@ class BackgroundQueueTest {
   }
 
   @Test
+  void producerWaitingForRoomResumesWhenASinglePlaceFrees() throws Exception {
+    // A waiting producer is first woken by a batch of free places (capacity / 4 here); with only
+    // one, it must still resume, and it does once its short wait for the batch ends.
+    BackgroundQueue queue = queue(1, 100, Duration.ZERO);
+    CountDownLatch firstStarted = new CountDownLatch(1);
+    CountDownLatch firstGate = new CountDownLatch(1);
+    CountDownLatch secondStarted = new CountDownLatch(1);
+    queue.enqueue(blocker(firstStarted, firstGate));
+    await(firstStarted);
+    queue.enqueue(blocker(secondStarted, new CountDownLatch(1)));
+    for (int i = 0; i < 99; i++) {
+      queue.enqueue(NOTHING);
+    }
+    Thread producer = Thread.ofVirtual().start(() -> queue.enqueue(NOTHING));
+    awaitUntil(() -> isWaiting(producer), "producer blocked");
+
+    firstGate.countDown(); // one place frees: the second blocker takes the worker and holds it
+    await(secondStarted);
+    assertTrue(producer.join(Duration.ofSeconds(DEADLINE_SECONDS)));
+    assertEquals(new Stats(102, 1, 0, 0, 100, 1), queue.stats());
+  }
+
+  @Test
   void waitingTasksGetAWorkerInTheOrderTheyWereAccepted() throws Exception {
     BackgroundQueue queue = queue(1, 100, Duration.ofSeconds(5));
     CountDownLatch started = new CountDownLatch(1);
