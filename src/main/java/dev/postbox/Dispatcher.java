@@ -372,8 +372,9 @@ public final class Dispatcher implements AutoCloseable {
     }
 
     /**
-     * Wait after a claim found nothing, 10 ms to 1 h; default 1 s. {@link Dispatcher#wakeUp()} cuts
-     * it short.
+     * Longest wait after a claim found nothing, 10 ms to 1 h; default 1 s. After a claim that found
+     * rows the first empty claim waits 1 ms, each further one twice as long up to this. {@link
+     * Dispatcher#wakeUp()} cuts it short.
      */
     public Builder pollInterval(Duration pollInterval) {
       this.pollInterval =

@@ -129,6 +129,20 @@ public abstract class JobsContractTest extends DatabaseTest {
   }
 
   @Test
+  void afterAClaimThatFoundJobsAnEmptyClaimDoesNotSleepThePollInterval() {
+    // nothing wakes the dispatcher: with a poll interval of an hour, the second job runs within
+    // the deadline only if the lane looks again soon after the claim that found the first one,
+    // as it must when wake-ups lag behind commits (NOTIFY through pgjdbc under a stream of adds)
+    CountingHandler handler = new CountingHandler("tick");
+    enqueue(Job.of("tick", "now"), Job.of("tick", "soon").delay(Duration.ofSeconds(1)));
+    started(dispatcher(jobs, handler).pollInterval(Duration.ofHours(1)));
+
+    Await.until(WAIT, "the job due now", () -> handler.runs("now") == 1);
+    Await.until(WAIT, "the job due a second later", () -> handler.runs("soon") == 1);
+    assertEquals(2, handler.total.get());
+  }
+
+  @Test
   void failingJobIsRetriedExactlyMaxAttemptsThenParkedAndReplayRunsItAgain() throws Exception {
     AtomicBoolean fixed = new AtomicBoolean();
     CountingHandler handler =

@@ -31,6 +31,7 @@ import org.slf4j.LoggerFactory;
 public final class Lane<T> {
   private static final Logger log = LoggerFactory.getLogger(Lane.class);
   private static final Duration MAX_DELAY = Duration.ofDays(365);
+  private static final long FIRST_IDLE_WAIT_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
 
   private final DataSource dataSource;
   private final QueueTable<T> table;
@@ -158,6 +159,8 @@ public final class Lane<T> {
 
   private void claimLoop() {
     long errorPauseMillis = 100;
+    long pollNanos = settings.pollInterval().toNanos();
+    long idleWaitNanos = pollNanos;
     while (!stopping) {
       if (!awaitSlot()) {
         break;
@@ -187,9 +190,14 @@ public final class Lane<T> {
         continue;
       }
       if (rows.isEmpty()) {
-        waitForWakeUp(settings.pollInterval());
+        waitForWakeUp(Duration.ofNanos(idleWaitNanos));
+        idleWaitNanos = Math.min(idleWaitNanos * 2, pollNanos);
         continue;
       }
+      // rows are being added: after the next empty claim look again soon, not only when woken,
+      // because a wake-up can lag far behind its commit (pgjdbc hands NOTIFYs over only once none
+      // has arrived for 1 ms: under a steady stream of adds, hundreds of ms late)
+      idleWaitNanos = FIRST_IDLE_WAIT_NANOS;
       Listeners.call(() -> settings.listener().claimed(table.name(), rows.size()));
       startAll(rows);
     }

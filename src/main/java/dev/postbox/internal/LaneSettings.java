@@ -10,7 +10,7 @@ import java.time.Duration;
  * @param instanceId written to {@code leased_by}
  * @param batchSize rows per claim
  * @param concurrency deliveries running at once
- * @param pollInterval wait after an empty claim
+ * @param pollInterval longest wait after an empty claim
  * @param lease how long a claim holds a row; renewed every third of it while held
  * @param maxAttempts attempts before parking, for rows without their own limit
  * @param backoff delay after a failed attempt
