@@ -44,7 +44,7 @@ public final class BackgroundQueue implements AutoCloseable {
   // head of the line or give it back" are each one compare-and-set, without a lock. Bits 0-15:
   // free permits (workers <= 10,000); bits 16-39: tasks in line (capacity <= 1,000,000); then
   // flags for "a producer waits for room", "... and wants it now" and "closed". A free permit
-  // therefore means an empty line, until close() drops the line.
+  // therefore means an empty line, until close() starts discarding.
   private static final long FREE_ONE = 1L;
   private static final long FREE = 0xFFFFL;
   private static final long WAITING_ONE = 1L << 16;
@@ -150,6 +150,9 @@ public final class BackgroundQueue implements AutoCloseable {
 
   private boolean put(BackgroundTask task, long nanos) {
     Worker worker = new Worker(Require.notNull("task", task), MDC.getCopyOfContextMap());
+    boolean forever = nanos == Long.MAX_VALUE;
+    boolean foundFull = false;
+    long deadline = 0; // counted from when the queue is first found full
     for (; ; ) {
       long s = state.get();
       if ((s & CLOSED) != 0) {
@@ -167,44 +170,46 @@ public final class BackgroundQueue implements AutoCloseable {
           line.offer(worker);
           return true;
         }
-      } else if ((nanos = awaitRoom(nanos)) < 0) {
-        return false;
+      } else {
+        if (!foundFull) {
+          foundFull = true;
+          deadline = System.nanoTime() + nanos; // may overflow; only differences are used
+        }
+        if (!awaitRoom(forever, deadline)) {
+          return false;
+        }
       }
     }
   }
 
   /**
-   * Waits until the queue may have room or is closed; returns the nanos left, -1 if none were.
+   * Waits until the queue may have room or is closed; false if it was still full at the deadline.
    *
    * <p>A busy queue makes room one task at a time, a few hundred nanoseconds apart, and waking a
    * producer costs more than that. So a producer first asks to be woken once {@code wakeBatch}
    * places are free, waiting at most {@link #LAZY_WAIT_NANOS}; if the queue is still full then, it
    * asks to be woken as soon as one place is.
    */
-  private long awaitRoom(long nanos) {
+  private boolean awaitRoom(boolean forever, long deadline) {
     lock.lock();
     try {
       boolean lazy = true;
       for (; ; ) {
         long s = state.get();
         if ((s & (CLOSED | FREE)) != 0 || waiting(s) < capacity) {
-          return nanos;
+          return true;
         }
+        long nanos = forever ? Long.MAX_VALUE : deadline - System.nanoTime();
         if (nanos <= 0) {
-          return -1;
+          return false;
         }
         // Set under the lock and only while full: whoever then makes room sees it and signals.
         long flags = lazy ? PRODUCER_WAITS : PRODUCER_WAITS | PRODUCER_IN_A_HURRY;
         if ((s & flags) != flags && !state.compareAndSet(s, s | flags)) {
           continue;
         }
-        if (lazy) {
-          long wait = Math.min(nanos, LAZY_WAIT_NANOS);
-          nanos -= wait - notFull.awaitNanos(wait);
-          lazy = false;
-        } else {
-          nanos = notFull.awaitNanos(nanos);
-        }
+        notFull.awaitNanos(lazy ? Math.min(nanos, LAZY_WAIT_NANOS) : nanos);
+        lazy = false;
       }
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
@@ -214,11 +219,15 @@ public final class BackgroundQueue implements AutoCloseable {
     }
   }
 
-  /** Wakes one producer waiting for room; the flag stays up while others still wait. */
-  private void wakeProducer() {
+  /** Wakes one or all producers waiting for room; the flags stay up while any still wait. */
+  private void wakeProducers(boolean all) {
     lock.lock();
     try {
-      notFull.signal();
+      if (all) {
+        notFull.signalAll();
+      } else {
+        notFull.signal();
+      }
       if (!lock.hasWaiters(notFull)) {
         long s;
         do {
@@ -235,9 +244,11 @@ public final class BackgroundQueue implements AutoCloseable {
     worker.slot = slot;
     slots.set(slot, worker);
     // close() may have passed over this slot before it was filled; then the task is ours to drop.
-    if (discarding && worker.discard()) {
-      discarded.increment();
-      releasePermit(slot);
+    if (discarding) {
+      if (worker.discard()) {
+        discarded.increment();
+        releasePermit(slot);
+      } // else close() saw it, dropped it and took its permit back
       return;
     }
     threads.newThread(worker).start();
@@ -252,9 +263,11 @@ public final class BackgroundQueue implements AutoCloseable {
           return;
         }
       } else if (state.compareAndSet(s, s - WAITING_ONE)) {
-        if ((s & PRODUCER_WAITS) != 0
-            && ((s & PRODUCER_IN_A_HURRY) != 0 || waiting(s) - 1 <= capacity - wakeBatch)) {
-          wakeProducer();
+        if ((s & PRODUCER_WAITS) != 0) {
+          boolean batchFree = waiting(s) - 1 <= capacity - wakeBatch;
+          if (batchFree || (s & PRODUCER_IN_A_HURRY) != 0) {
+            wakeProducers(batchFree);
+          }
         }
         start(takeFromLine(), slot);
         return;
@@ -430,7 +443,7 @@ public final class BackgroundQueue implements AutoCloseable {
       }
       // States only move forward, so NEW then RUNNING misses no task that has not counted itself.
       boolean running = !worker.discard();
-      if (running && !worker.moveState(RUNNING, DISCARDED)) {
+      if (running && !worker.movePhase(RUNNING, DISCARDED)) {
         continue; // it has just finished and counted itself
       }
       stopped++;
@@ -454,11 +467,11 @@ public final class BackgroundQueue implements AutoCloseable {
 
   /** One accepted task with the MDC it was enqueued with; runs as its own virtual thread. */
   private final class Worker implements Runnable {
-    private static final VarHandle STATE;
+    private static final VarHandle PHASE;
 
     static {
       try {
-        STATE = MethodHandles.lookup().findVarHandle(Worker.class, "state", int.class);
+        PHASE = MethodHandles.lookup().findVarHandle(Worker.class, "phase", int.class);
       } catch (ReflectiveOperationException e) {
         throw new ExceptionInInitializerError(e);
       }
@@ -466,7 +479,7 @@ public final class BackgroundQueue implements AutoCloseable {
 
     private final BackgroundTask task;
     private final Map<String, String> mdc;
-    private volatile int state = NEW;
+    private volatile int phase = NEW;
     private volatile Thread thread; // set when it starts, before it can be RUNNING
     private int slot = -1; // published to its thread by Thread.start
 
@@ -475,24 +488,24 @@ public final class BackgroundQueue implements AutoCloseable {
       this.mdc = mdc;
     }
 
-    boolean moveState(int from, int to) {
-      return STATE.compareAndSet(this, from, to);
+    boolean movePhase(int from, int to) {
+      return PHASE.compareAndSet(this, from, to);
     }
 
     /** Drops this task if it has not started; true if this call did. */
     boolean discard() {
-      return moveState(NEW, DISCARDED);
+      return movePhase(NEW, DISCARDED);
     }
 
     @Override
     public void run() {
       thread = Thread.currentThread();
       try {
-        if (moveState(NEW, RUNNING)) {
+        if (movePhase(NEW, RUNNING)) {
           runTask();
         }
       } finally {
-        if (state != DISCARDED) {
+        if (phase != DISCARDED) {
           passPermit(slot); // else close() took the permit back
         }
       }
@@ -510,7 +523,7 @@ public final class BackgroundQueue implements AutoCloseable {
       } catch (Throwable e) {
         failure = e;
       }
-      if (!moveState(RUNNING, DONE)) {
+      if (!movePhase(RUNNING, DONE)) {
         return; // close() discarded it and counted it
       }
       if (failure == null) {

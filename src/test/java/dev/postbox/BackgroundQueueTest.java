@@ -114,9 +114,20 @@ class BackgroundQueueTest {
   }
 
   @Test
-  void producerWaitingForRoomResumesWhenASinglePlaceFrees() throws Exception {
-    // A waiting producer is first woken by a batch of free places (capacity / 4 here); with only
-    // one, it must still resume, and it does once its short wait for the batch ends.
+  void producerWaitingForABatchOfPlacesResumesWhenASinglePlaceFrees() throws Exception {
+    // A waiting producer first waits (at most 0.2 ms) to be woken by a batch of free places
+    // (capacity / 4 here); one place freed during that wait must still let it resume.
+    resumesWhenASinglePlaceFrees(Duration.ZERO);
+  }
+
+  @Test
+  void producerAskingForASinglePlaceResumesWhenOneFrees() throws Exception {
+    // 20 ms is not synchronisation: it lets the 0.2 ms wait for a batch end, so that the producer
+    // has asked to be woken by the very next free place, which is the path under test here.
+    resumesWhenASinglePlaceFrees(Duration.ofMillis(20));
+  }
+
+  private void resumesWhenASinglePlaceFrees(Duration pauseBeforeFreeing) throws Exception {
     BackgroundQueue queue = queue(1, 100, Duration.ZERO);
     CountDownLatch firstStarted = new CountDownLatch(1);
     CountDownLatch firstGate = new CountDownLatch(1);
@@ -129,6 +140,7 @@ class BackgroundQueueTest {
     }
     Thread producer = Thread.ofVirtual().start(() -> queue.enqueue(NOTHING));
     awaitUntil(() -> isWaiting(producer), "producer blocked");
+    Thread.sleep(pauseBeforeFreeing);
 
     firstGate.countDown(); // one place frees: the second blocker takes the worker and holds it
     await(secondStarted);
