@@ -95,7 +95,7 @@ public final class Outbox {
    *     INSERT fails
    */
   public boolean add(Connection connection, Message message) {
-    return addAll(connection, List.of(message)) == 1;
+    return insert(connection, List.<Object[]>of(row(Require.notNull("message", message)))) == 1;
   }
 
   /**
@@ -108,9 +108,10 @@ public final class Outbox {
     for (Message m : messages) {
       rows.add(row(Require.notNull("message", m)));
     }
-    if (rows.isEmpty()) {
-      return 0;
-    }
+    return rows.isEmpty() ? 0 : insert(connection, rows);
+  }
+
+  private int insert(Connection connection, List<Object[]> rows) {
     try {
       requireTransaction(connection);
       return insert.insert(connection, dialect(connection), rows);

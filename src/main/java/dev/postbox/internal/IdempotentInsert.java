@@ -59,6 +59,9 @@ public final class IdempotentInsert {
 
   /** Inserts {@code rows} (each holding one value per type); returns how many were new. */
   public int insert(Connection c, Dialect d, List<Object[]> rows) throws SQLException {
+    if (rows.size() <= CHUNK) {
+      return insertChunk(c, d, rows);
+    }
     int inserted = 0;
     for (int from = 0; from < rows.size(); from += CHUNK) {
       inserted += insertChunk(c, d, rows.subList(from, Math.min(rows.size(), from + CHUNK)));

