@@ -13,6 +13,7 @@ import java.sql.Connection;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -379,7 +380,8 @@ public abstract class OutboxContractTest extends DatabaseTest {
     add(Message.of("t", "{}").eventId("healthy"));
 
     Await.until(WAIT, "the healthy message", () -> transport.count("healthy") == 1);
-    List<String> between = List.copyOf(calls.subList(callsBefore, calls.indexOf("healthy")));
+    List<String> seen = List.copyOf(calls); // a snapshot: probes go on while the test reads
+    List<String> between = seen.subList(callsBefore, seen.indexOf("healthy"));
     // at most one probe can have been claimed before the healthy row was committed
     assertTrue(between.size() <= 1, "poison probed before the healthy message: " + between);
   }
@@ -599,6 +601,8 @@ public abstract class OutboxContractTest extends DatabaseTest {
     cases.put("header 'h'", () -> Message.of("t", "{}").header("h", "v".repeat(8193)));
     cases.put("header 'h' ", () -> Message.of("t", "{}").header("h", "a\r\nb"));
     cases.put("payload", () -> Message.of("t", null));
+    cases.put("message", () -> outbox.add(null, null));
+    cases.put("message ", () -> outbox.addAll(null, Arrays.asList((Message) null)));
     for (Map.Entry<String, Runnable> c : cases.entrySet()) {
       InvalidValueException e =
           assertThrows(InvalidValueException.class, c.getValue()::run, c.getKey());
