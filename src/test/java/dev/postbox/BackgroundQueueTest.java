@@ -85,11 +85,8 @@ class BackgroundQueueTest {
   @Test
   void producerBlocksWhileFullAndResumesWhenSpaceFrees() throws Exception {
     BackgroundQueue queue = queue(1, 2, Duration.ofSeconds(5));
-    CountDownLatch started = new CountDownLatch(1);
-    CountDownLatch gate = new CountDownLatch(1);
+    CountDownLatch gate = occupyTheWorker(queue);
     AtomicInteger ran = new AtomicInteger();
-    queue.enqueue(blocker(started, gate));
-    await(started);
     queue.enqueue(ran::incrementAndGet);
     queue.enqueue(ran::incrementAndGet);
 
@@ -151,10 +148,7 @@ class BackgroundQueueTest {
   @Test
   void waitingTasksGetAWorkerInTheOrderTheyWereAccepted() throws Exception {
     BackgroundQueue queue = queue(1, 100, Duration.ofSeconds(5));
-    CountDownLatch started = new CountDownLatch(1);
-    CountDownLatch gate = new CountDownLatch(1);
-    queue.enqueue(blocker(started, gate));
-    await(started);
+    CountDownLatch gate = occupyTheWorker(queue);
     List<Integer> ran = Collections.synchronizedList(new ArrayList<>());
     for (int i = 0; i < 100; i++) {
       int index = i;
@@ -383,10 +377,7 @@ class BackgroundQueueTest {
   @Test
   void offerReturnsFalseWhenStillFullAfterItsTimeout() throws Exception {
     BackgroundQueue queue = queue(1, 1, Duration.ofSeconds(5));
-    CountDownLatch started = new CountDownLatch(1);
-    CountDownLatch gate = new CountDownLatch(1);
-    queue.enqueue(blocker(started, gate));
-    await(started);
+    CountDownLatch gate = occupyTheWorker(queue);
     assertTrue(queue.offer(NOTHING, Duration.ZERO));
 
     assertFalse(queue.offer(NOTHING, Duration.ofMillis(50)));
@@ -404,10 +395,7 @@ class BackgroundQueueTest {
     MDC.put("builtBy", "test"); // must not reach tasks through inherited thread-locals
     BackgroundQueue queue = queue(1, 10, Duration.ofSeconds(5));
     MDC.clear();
-    CountDownLatch started = new CountDownLatch(1);
-    CountDownLatch gate = new CountDownLatch(1);
-    queue.enqueue(blocker(started, gate));
-    await(started);
+    CountDownLatch gate = occupyTheWorker(queue);
     AtomicReference<Map<String, String>> withMdc = new AtomicReference<>();
     AtomicReference<Map<String, String>> withoutMdc = new AtomicReference<>();
 
@@ -722,6 +710,15 @@ class BackgroundQueueTest {
     InvalidValueException e = assertThrows(InvalidValueException.class, call::run);
     assertEquals(field, e.field());
     assertEquals(message, e.getMessage());
+  }
+
+  /** Runs a task that holds a worker until the returned gate opens; returns once it runs. */
+  private static CountDownLatch occupyTheWorker(BackgroundQueue queue) throws InterruptedException {
+    CountDownLatch started = new CountDownLatch(1);
+    CountDownLatch gate = new CountDownLatch(1);
+    queue.enqueue(blocker(started, gate));
+    await(started);
+    return gate;
   }
 
   private static BackgroundTask blocker(CountDownLatch started, CountDownLatch gate) {
