@@ -1,5 +1,6 @@
 package dev.postbox;
 
+import dev.postbox.internal.Claimed;
 import dev.postbox.internal.Cleanup;
 import dev.postbox.internal.Lane;
 import dev.postbox.internal.LaneSettings;
@@ -17,8 +18,10 @@ import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.HashMap;
 import java.util.HexFormat;
+import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -131,7 +134,43 @@ public final class Dispatcher implements AutoCloseable {
         dialect,
         config.outbox.queueTable(),
         settings(config.maxAttempts, Duration.ZERO, true),
-        row -> transport.send(row.item()));
+        row -> transport.send(row.item()),
+        sendsBatches(transport) ? rows -> sendBatch(transport, rows) : null);
+  }
+
+  /** True if {@code transport}'s class overrides {@link Transport#sendBatch}. */
+  private static boolean sendsBatches(Transport transport) {
+    try {
+      return transport.getClass().getMethod("sendBatch", List.class).getDeclaringClass()
+          != Transport.class;
+    } catch (NoSuchMethodException e) {
+      return false;
+    }
+  }
+
+  private static Map<Claimed<Envelope>, Throwable> sendBatch(
+      Transport transport, List<Claimed<Envelope>> rows) throws Exception {
+    List<Envelope> batch = new ArrayList<>(rows.size());
+    for (Claimed<Envelope> row : rows) {
+      batch.add(row.item());
+    }
+    try {
+      transport.sendBatch(Collections.unmodifiableList(batch));
+      return Map.of();
+    } catch (BatchSendException e) {
+      Map<String, Exception> byEventId = e.failures();
+      Map<Claimed<Envelope>, Throwable> failed = new IdentityHashMap<>();
+      for (Claimed<Envelope> row : rows) {
+        Exception cause = byEventId.get(row.item().eventId());
+        if (cause != null) {
+          failed.put(row, cause);
+        }
+      }
+      if (failed.isEmpty()) {
+        throw e; // names none of this batch: it all failed
+      }
+      return failed;
+    }
   }
 
   private Lane<Jobs.JobRun> jobsLane(Dialect dialect) {
@@ -156,7 +195,8 @@ public final class Dispatcher implements AutoCloseable {
                     + ")");
           }
           handler.execute(row.item().payload());
-        });
+        },
+        null);
   }
 
   private Periodic inboxCleaner(Dialect dialect) {
@@ -327,7 +367,11 @@ public final class Dispatcher implements AutoCloseable {
       this.dataSource = dataSource;
     }
 
-    /** Delivers {@code outbox}'s messages to {@code transport}. */
+    /**
+     * Delivers {@code outbox}'s messages to {@code transport}: one {@link Transport#send} per
+     * message, or each claim's rows in one {@link Transport#sendBatch} if the transport's class
+     * overrides it.
+     */
     public Builder outbox(Outbox outbox, Transport transport) {
       this.outbox = Require.notNull("outbox", outbox);
       this.transport = Require.notNull("transport", transport);

@@ -89,6 +89,16 @@ final class Completions {
     }
   }
 
+  /** Queues the outcomes of one batch delivery; wakes the writer at most once. */
+  void addAll(Outcome[] outcomes) {
+    for (Outcome o : outcomes) {
+      queue.add(o);
+    }
+    if (idle) {
+      LockSupport.unpark(thread);
+    }
+  }
+
   /**
    * Tells a lingering writer that no delivery is running any more: nothing is worth waiting for.
    */

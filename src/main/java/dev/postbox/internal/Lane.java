@@ -24,9 +24,10 @@ import org.slf4j.LoggerFactory;
  * transaction), and hands outcomes to {@link Completions}. The outbox and the job queue are two
  * lanes of this one class.
  *
- * <p>Claimed rows wait in {@code waiting} for a slot. A delivery that ends while rows wait starts
- * the next one itself and passes its slot on, so the claim loop wakes once per batch (when the
- * batch has started and a slot is free), not once per row.
+ * <p>A delivery takes one slot and delivers one row, or, with a {@link BatchDeliverer}, all rows of
+ * one claim together. Claimed deliveries wait in {@code waiting} for a slot. A delivery that ends
+ * while others wait starts the next one itself and passes its slot on, so the claim loop wakes once
+ * per batch (when the batch has started and a slot is free), not once per row.
  */
 public final class Lane<T> {
   private static final Logger log = LoggerFactory.getLogger(Lane.class);
@@ -38,6 +39,7 @@ public final class Lane<T> {
   private final QueueSql sql;
   private final LaneSettings settings;
   private final Deliverer<T> deliverer;
+  private final BatchDeliverer<T> batchDeliverer; // null: one row per delivery
   private final Claimer<T> claimer;
   private final Completions completions;
   private final LeaseRenewer leases;
@@ -51,7 +53,8 @@ public final class Lane<T> {
   private volatile int running; // written under lock; read without it
   private boolean wakeRequested; // guarded by lock
   private volatile boolean stopping;
-  private final ArrayDeque<Claimed<T>> waiting = new ArrayDeque<>(); // guarded by lock
+  // each element is one delivery: a single row, or a claim's rows for the batchDeliverer
+  private final ArrayDeque<List<Claimed<T>>> waiting = new ArrayDeque<>(); // guarded by lock
   private final Set<Thread> deliveries = new HashSet<>(); // guarded by lock
   private final Map<Long, Claimed<T>> held = new ConcurrentHashMap<>();
   private Thread loop;
@@ -64,12 +67,14 @@ public final class Lane<T> {
       Dialect dialect,
       QueueTable<T> table,
       LaneSettings settings,
-      Deliverer<T> deliverer) {
+      Deliverer<T> deliverer,
+      BatchDeliverer<T> batchDeliverer) {
     this.dataSource = dataSource;
     this.table = table;
     this.sql = new QueueSql(dialect, table);
     this.settings = settings;
     this.deliverer = deliverer;
+    this.batchDeliverer = batchDeliverer;
     this.name = settings.instanceId() + "-" + table.name();
     // a delivery thread is created by the one before it: inherit nothing from user code
     this.deliveryThreads =
@@ -215,7 +220,10 @@ public final class Lane<T> {
     List<Claimed<T>> deliverable = new ArrayList<>(rows.size());
     for (Claimed<T> row : rows) {
       int max = maxAttempts(row);
-      if (row.attempt() > max) {
+      if (batchDeliverer != null && row.defect() != null) {
+        completions.add(
+            new Outcome(row, Outcome.Kind.PARKED, new ParkNow(row.defect()), Duration.ZERO, 0));
+      } else if (row.attempt() > max) {
         // claimed more often than allowed without an outcome: the instance died or lost its
         // lease mid-delivery each time, so delivering again may crash this one too
         completions.add(
@@ -237,7 +245,7 @@ public final class Lane<T> {
       return;
     }
     List<Thread> threads = new ArrayList<>(Math.min(deliverable.size(), settings.concurrency()));
-    List<Claimed<T>> threadRows = new ArrayList<>(threads.size());
+    List<List<Claimed<T>>> threadRows = new ArrayList<>(threads.size());
     List<Claimed<T>> handBack = List.of();
     lock.lock();
     try {
@@ -250,13 +258,11 @@ public final class Lane<T> {
           handBack = deliverable.subList(1, end);
           end = 1;
         }
-        for (int i = 0; i < end; i++) {
-          Claimed<T> row = deliverable.get(i);
-          if (running < settings.concurrency() && waiting.isEmpty()) {
-            threads.add(startLocked(row));
-            threadRows.add(row);
-          } else {
-            waiting.add(row);
+        if (batchDeliverer != null) {
+          startOrQueueLocked(List.copyOf(deliverable.subList(0, end)), threads, threadRows);
+        } else {
+          for (int i = 0; i < end; i++) {
+            startOrQueueLocked(List.of(deliverable.get(i)), threads, threadRows);
           }
         }
       }
@@ -269,15 +275,22 @@ public final class Lane<T> {
     handBack(handBack);
   }
 
-  /** Takes a slot for {@code row} and returns its delivery thread, not yet started. */
-  private Thread startLocked(Claimed<T> row) {
-    running++;
-    return deliveryThread(row);
+  private void startOrQueueLocked(
+      List<Claimed<T>> rows, List<Thread> threads, List<List<Claimed<T>>> threadRows) {
+    if (running < settings.concurrency() && waiting.isEmpty()) {
+      running++;
+      threads.add(deliveryThread(rows));
+      threadRows.add(rows);
+    } else {
+      waiting.add(rows);
+    }
   }
 
-  /** The delivery thread of {@code row}, not yet started, registered for interruption. */
-  private Thread deliveryThread(Claimed<T> row) {
-    Thread t = deliveryThreads.unstarted(() -> deliver(row));
+  /** The delivery thread of {@code rows}, not yet started, registered for interruption. */
+  private Thread deliveryThread(List<Claimed<T>> rows) {
+    Thread t =
+        deliveryThreads.unstarted(
+            batchDeliverer != null ? () -> deliverBatch(rows) : () -> deliver(rows.get(0)));
     deliveries.add(t);
     return t;
   }
@@ -285,7 +298,8 @@ public final class Lane<T> {
   private List<Claimed<T>> takeWaiting() {
     lock.lock();
     try {
-      List<Claimed<T>> rows = new ArrayList<>(waiting);
+      List<Claimed<T>> rows = new ArrayList<>();
+      waiting.forEach(rows::addAll);
       waiting.clear();
       return rows;
     } finally {
@@ -296,6 +310,16 @@ public final class Lane<T> {
   /** Hands back rows that were claimed but never started: due again at once, attempt refunded. */
   private void handBack(List<Claimed<T>> rows) {
     logHandBack(release(rows));
+  }
+
+  /** Queues the hand-back outcomes (never blocks: safe under the lock); returns how many. */
+  private int releaseWaiting() {
+    int n = 0;
+    for (List<Claimed<T>> rows : waiting) {
+      n += release(rows);
+    }
+    waiting.clear();
+    return n;
   }
 
   /** Queues the hand-back outcomes (never blocks: safe under the lock); returns how many. */
@@ -339,7 +363,7 @@ public final class Lane<T> {
       outcome = new Outcome(row, Outcome.Kind.SUCCEEDED, null, null, System.nanoTime() - started);
       outage.succeeded();
     } catch (Throwable e) {
-      outcome = failure(row, e, System.nanoTime() - started);
+      outcome = failure(row, e, System.nanoTime() - started, true);
     } finally {
       // whatever happened above, the row gets an outcome and the slot goes to the next row or back
       completions.add(
@@ -356,12 +380,60 @@ public final class Lane<T> {
   }
 
   /**
+   * Delivers {@code rows} in one call of the batch deliverer. Failures of single rows while others
+   * went through are no sign of an outage; a failure of the whole batch is, as for single rows.
+   */
+  private void deliverBatch(List<Claimed<T>> rows) {
+    long started = System.nanoTime();
+    Outcome[] outcomes = new Outcome[rows.size()];
+    try {
+      Thread.currentThread().setContextClassLoader(contextClassLoader);
+      Map<Claimed<T>, Throwable> failed;
+      Throwable all = null;
+      try {
+        failed = batchDeliverer.deliver(rows);
+      } catch (Throwable e) {
+        failed = Map.of();
+        all = e;
+      }
+      long elapsed = System.nanoTime() - started;
+      boolean someSent = all == null && failed.size() < rows.size();
+      if (someSent) {
+        outage.succeeded();
+      }
+      for (int i = 0; i < outcomes.length; i++) {
+        Claimed<T> row = rows.get(i);
+        Throwable e = all != null ? all : failed.get(row);
+        outcomes[i] =
+            e == null
+                ? new Outcome(row, Outcome.Kind.SUCCEEDED, null, null, elapsed)
+                : failure(row, e, elapsed, !someSent);
+      }
+    } finally {
+      // whatever happened above, every row gets an outcome and the slot goes to the next delivery
+      for (int i = 0; i < outcomes.length; i++) {
+        if (outcomes[i] == null) {
+          outcomes[i] =
+              new Outcome(
+                  rows.get(i),
+                  Outcome.Kind.FAILED,
+                  new IllegalStateException("no outcome"),
+                  Duration.ofSeconds(1),
+                  System.nanoTime() - started);
+        }
+      }
+      completions.addAll(outcomes);
+      finished();
+    }
+  }
+
+  /**
    * Ends the calling delivery: passes its slot to the next waiting row (or, while stopping or in an
    * outage, hands the waiting rows back), else frees the slot.
    */
   private void finished() {
     Thread next = null;
-    Claimed<T> nextRow = null;
+    List<Claimed<T>> nextRow = null;
     int handedBack = 0;
     boolean idle = false;
     lock.lock();
@@ -369,8 +441,7 @@ public final class Lane<T> {
       deliveries.remove(Thread.currentThread());
       if (!waiting.isEmpty() && (stopping || outage.active())) {
         // queued before this slot is freed, so close() cannot stop the writer before them
-        handedBack = release(waiting);
-        waiting.clear();
+        handedBack = releaseWaiting();
       }
       nextRow = waiting.poll();
       if (nextRow != null) {
@@ -394,9 +465,9 @@ public final class Lane<T> {
 
   /**
    * Starts a delivery thread whose slot is already counted; if the JVM cannot start it, gives the
-   * slot back and hands the row back. False if it did not start.
+   * slot back and hands the rows back. False if it did not start.
    */
-  private boolean started(Thread thread, Claimed<T> row) {
+  private boolean started(Thread thread, List<Claimed<T>> rows) {
     try {
       thread.start();
       return true;
@@ -409,13 +480,22 @@ public final class Lane<T> {
       } finally {
         lock.unlock();
       }
-      release(List.of(row));
-      log.error("{} - cannot start a delivery thread; handing id={} back", name, row.id(), e);
+      release(rows);
+      log.error(
+          "{} - cannot start a delivery thread; handing {} rows back (first id={})",
+          name,
+          rows.size(),
+          rows.get(0).id(),
+          e);
       return false;
     }
   }
 
-  private Outcome failure(Claimed<T> row, Throwable e, long elapsed) {
+  /**
+   * The outcome of a failed delivery of {@code row}; {@code outageEvidence} false if the transport
+   * sent other rows at the same time, so the failure cannot mean the broker is down.
+   */
+  private Outcome failure(Claimed<T> row, Throwable e, long elapsed, boolean outageEvidence) {
     try {
       if (stopping && interrupted(e)) {
         return new Outcome(row, Outcome.Kind.RELEASED, e, Duration.ZERO, elapsed);
@@ -423,7 +503,8 @@ public final class Lane<T> {
       if (e instanceof ParkNow) {
         return new Outcome(row, Outcome.Kind.PARKED, e, Duration.ZERO, elapsed);
       }
-      if (!(e instanceof RejectedMessageException)
+      if (outageEvidence
+          && !(e instanceof RejectedMessageException)
           && !outage.failedAndCounts(row.id(), row.attempt())) {
         return new Outcome(row, Outcome.Kind.REFUNDED, e, outage.untilProbe(), elapsed);
       }

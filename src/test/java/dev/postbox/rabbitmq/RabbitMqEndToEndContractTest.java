@@ -403,6 +403,81 @@ public abstract class RabbitMqEndToEndContractTest extends DatabaseTest {
   }
 
   @Test
+  void batchHandOffDeliversEveryRoutableEventOnceAndParksOnlyTheUnroutable() throws Exception {
+    int n = 2_000;
+    RabbitMqConsumer consumer = consumer(4, 50);
+    // every 100th event goes to a queue that does not exist: returned by the broker, so it fails
+    // alone (RejectedMessageException inside a BatchSendException) and is parked after 2 attempts
+    IntPredicate unroutable = i -> i % 100 == 7;
+    int expectedParked = (int) java.util.stream.IntStream.range(0, n).filter(unroutable).count();
+    Transport rabbit =
+        register(
+                RabbitMqTransport.builder(RabbitMq.factory())
+                    .routingKey(
+                        e ->
+                            unroutable.test(Integer.parseInt(e.eventId().substring(6)))
+                                ? queue + ".no-such-queue"
+                                : queue)
+                    .build())
+            .batching();
+    AtomicInteger batches = new AtomicInteger();
+    AtomicInteger batched = new AtomicInteger();
+    AtomicInteger single = new AtomicInteger();
+    Transport counting =
+        new Transport() {
+          @Override
+          public void send(Envelope envelope) throws Exception {
+            single.incrementAndGet();
+            rabbit.send(envelope);
+          }
+
+          @Override
+          public void sendBatch(List<Envelope> batch) throws Exception {
+            batches.incrementAndGet();
+            batched.addAndGet(batch.size());
+            rabbit.sendBatch(batch);
+          }
+        };
+    Dispatcher dispatcher = started(dispatcher(counting).maxAttempts(2));
+
+    int committed = write(n, 8, i -> false, dispatcher);
+    assertEquals(n, committed);
+    int routable = n - expectedParked;
+    Await.until(
+        WAIT,
+        routable + " effects and " + expectedParked + " parked",
+        () ->
+            consumer.stats().handled() >= routable
+                && parkedRows() == expectedParked
+                && outboxRows() == expectedParked);
+    dispatcher.close();
+
+    RabbitMqConsumer.Stats stats = consumer.stats();
+    assertEquals(routable, effects(), "effects");
+    assertEquals(
+        routable, Sql.count(ds, "SELECT COUNT(DISTINCT event_id) FROM e2e_effects"), "distinct");
+    assertEquals(routable, stats.handled());
+    assertEquals(0, stats.duplicates(), "inbox hits");
+    assertEquals(expectedParked, events.parked.get(), "parked events");
+    assertEquals(0, events.outages.get(), "outages");
+    assertEquals(0, single.get(), "envelopes sent one by one");
+    assertEquals(routable + 2 * expectedParked, batched.get(), "envelopes handed over in batches");
+    assertEquals(0, RabbitMq.messages(queue), "left in the queue");
+    report(
+        "batch hand-off",
+        "added=%d batches=%d envelopesInBatches=%d delivered=%d effects=%d inboxHits=%d parked=%d"
+            + " outages=%d",
+        n,
+        batches.get(),
+        batched.get(),
+        stats.finished(),
+        effects(),
+        stats.duplicates(),
+        parkedRows(),
+        events.outages.get());
+  }
+
+  @Test
   void transportPublishesPersistentMessagesWithTheEnvelopeAndRefusesUnroutableOnes()
       throws Exception {
     RabbitMqTransport transport = transport();

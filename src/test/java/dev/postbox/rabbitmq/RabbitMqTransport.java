@@ -5,14 +5,17 @@ import com.rabbitmq.client.Channel;
 import com.rabbitmq.client.Connection;
 import com.rabbitmq.client.ConnectionFactory;
 import com.rabbitmq.client.Return;
+import dev.postbox.BatchSendException;
 import dev.postbox.Envelope;
 import dev.postbox.RejectedMessageException;
 import dev.postbox.Transport;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Date;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
@@ -85,14 +88,62 @@ public final class RabbitMqTransport implements Transport, AutoCloseable {
     return new Builder(factory);
   }
 
-  @Override
-  public void send(Envelope envelope) throws Exception {
+  /**
+   * This transport taking whole claims: a batch is published on one channel in one go, then every
+   * confirm is awaited; only the envelopes that were not confirmed (returned, nacked, timed out)
+   * fail, by a {@link BatchSendException} naming them.
+   */
+  public Transport batching() {
+    return new Transport() {
+      @Override
+      public void send(Envelope envelope) throws Exception {
+        RabbitMqTransport.this.send(envelope);
+      }
+
+      @Override
+      public void sendBatch(List<Envelope> batch) throws Exception {
+        publishAll(batch);
+      }
+    };
+  }
+
+  private void publishAll(List<Envelope> batch) throws Exception {
+    checkOpen();
+    Slot slot = slots[Math.floorMod(next.getAndIncrement(), slots.length)];
+    List<Pending> published = slot.publishAll(batch);
+    BatchSendException failures = new BatchSendException();
+    long deadline = System.nanoTime() + confirmTimeout.toNanos();
+    for (int i = 0; i < batch.size(); i++) {
+      Pending pending = published.get(i);
+      try {
+        pending.confirmed.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+      } catch (ExecutionException e) {
+        failures.fail(batch.get(i), e.getCause() instanceof Exception c ? c : e);
+      } catch (TimeoutException e) {
+        pending.channel.pending.remove(pending.seq);
+        failures.fail(
+            batch.get(i),
+            new TimeoutException(
+                "RabbitMQ did not confirm " + pending.eventId + " within " + confirmTimeout));
+      }
+    }
+    if (!failures.failures().isEmpty()) {
+      throw failures;
+    }
+  }
+
+  private void checkOpen() throws IOException {
     if (closed) {
       throw new IllegalStateException("RabbitMQ transport is closed");
     }
     if (blocked) {
       throw new IOException("RabbitMQ blocked publishers (resource alarm); retry later");
     }
+  }
+
+  @Override
+  public void send(Envelope envelope) throws Exception {
+    checkOpen();
     String key = routingKey.apply(envelope);
     AMQP.BasicProperties properties = properties(envelope);
     byte[] body = envelope.payload().getBytes(StandardCharsets.UTF_8);
@@ -207,6 +258,44 @@ public final class RabbitMqTransport implements Transport, AutoCloseable {
           current = new Confirming(connection().createChannel());
         }
         return current.publish(eventId, key, properties, body);
+      } finally {
+        lock.unlock();
+      }
+    }
+
+    /**
+     * Publishes every envelope under one hold of the lock; an envelope that could not be published
+     * gets a pending confirm that has already failed, as does every one after it.
+     */
+    List<Pending> publishAll(List<Envelope> batch) throws Exception {
+      if (!lock.tryLock(confirmTimeout.toMillis(), TimeUnit.MILLISECONDS)) {
+        throw new TimeoutException("no RabbitMQ channel free within " + confirmTimeout);
+      }
+      List<Pending> published = new ArrayList<>(batch.size());
+      try {
+        if (current == null || !current.channel.isOpen()) {
+          current = new Confirming(connection().createChannel());
+        }
+        Exception broken = null;
+        for (Envelope e : batch) {
+          if (broken == null) {
+            try {
+              published.add(
+                  current.publish(
+                      e.eventId(),
+                      routingKey.apply(e),
+                      properties(e),
+                      e.payload().getBytes(StandardCharsets.UTF_8)));
+              continue;
+            } catch (IOException | RuntimeException x) {
+              broken = x;
+            }
+          }
+          Pending failed = new Pending(current, -1, e.eventId());
+          failed.confirmed.completeExceptionally(broken);
+          published.add(failed);
+        }
+        return published;
       } finally {
         lock.unlock();
       }

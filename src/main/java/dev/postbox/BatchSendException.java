@@ -1,0 +1,59 @@
+package dev.postbox;
+
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/**
+ * Thrown by {@link Transport#sendBatch} to fail some envelopes of a batch: each one named with
+ * {@link #fail} is retried with backoff (or parked after its last attempt) with its own cause
+ * recorded, and the envelopes of the batch not named count as sent. One that names none of the
+ * batch's envelopes fails the whole batch.
+ *
+ * <p>A cause that is a {@link RejectedMessageException} counts against its message only. When some
+ * envelopes of a batch were sent, the failures of the others are never taken as a broker outage.
+ *
+ * <p>Thread-safe: broker callbacks may call {@link #fail} from their own threads before {@code
+ * sendBatch} throws it.
+ */
+public class BatchSendException extends PostboxException {
+  private static final long serialVersionUID = 1L;
+
+  private final Map<String, Exception> failures = new LinkedHashMap<>();
+
+  public BatchSendException() {
+    super("some envelopes of the batch were not sent");
+  }
+
+  /**
+   * Records that {@code envelope} was not sent because of {@code cause}; returns this. A second
+   * call for the same event id replaces the cause.
+   */
+  public synchronized BatchSendException fail(Envelope envelope, Exception cause) {
+    if (envelope == null) {
+      throw new InvalidValueException("envelope", "must not be null");
+    }
+    if (cause == null) {
+      throw new InvalidValueException("cause", "must not be null (envelope " + envelope + ")");
+    }
+    failures.put(envelope.eventId(), cause);
+    return this;
+  }
+
+  /** The causes recorded so far, by event id, in the order they were first recorded; a copy. */
+  public synchronized Map<String, Exception> failures() {
+    return new LinkedHashMap<>(failures);
+  }
+
+  @Override
+  public synchronized String getMessage() {
+    if (failures.isEmpty()) {
+      return super.getMessage() + " (none named)";
+    }
+    Map.Entry<String, Exception> first = failures.entrySet().iterator().next();
+    return failures.size()
+        + " envelope(s) of the batch not sent; first: eventId="
+        + first.getKey()
+        + ": "
+        + first.getValue();
+  }
+}
