@@ -78,7 +78,7 @@ public final class Inbox {
                 + " allowAutoCommit(true)");
       }
       Dialect dialect = dialects.get(database != null ? database : Dialects.detect(connection));
-      return insert.insert(connection, dialect, List.<Object[]>of(row)) == 1;
+      return insert.insert(connection, dialect, List.<Object[]>of(row), true) == 1;
     } catch (SQLException e) {
       throw Jdbc.wrap("claiming " + eventId + " for " + consumer + " in " + table, e);
     }

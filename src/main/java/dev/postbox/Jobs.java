@@ -125,7 +125,11 @@ public final class Jobs {
                 + " business data — call connection.setAutoCommit(false) and commit after your own"
                 + " writes, or build the job queue with allowAutoCommit(true)");
       }
-      return insert.insert(connection, dialect(connection), rows);
+      boolean dedupeKeys = false;
+      for (Object[] row : rows) {
+        dedupeKeys |= row[2] != null;
+      }
+      return insert.insert(connection, dialect(connection), rows, dedupeKeys);
     } catch (SQLException e) {
       throw Jdbc.wrap("enqueueing " + rows.size() + " jobs in " + table, e);
     }

@@ -59,6 +59,18 @@ class PostgresNotifyTest extends DatabaseTest {
         });
     Await.until(WAIT, "twice", () -> transport.count("twice") == 1);
     assertEquals(4, transport.total.get());
+
+    // no event id: Postbox generates one and takes the plain INSERT, which must notify as well
+    Sql.commit(ds, c -> assertTrue(outbox.add(c, Message.of("t", "{}"))));
+    Await.until(WAIT, "a message with a generated id", () -> transport.total.get() == 5);
+    Sql.commit(
+        ds,
+        c ->
+            assertEquals(
+                2,
+                outbox.addAll(c, java.util.List.of(Message.of("t", "{}"), Message.of("t", "{}")))));
+    Await.until(WAIT, "two more with generated ids", () -> transport.total.get() == 7);
+    assertEquals(7, transport.deliveries.size(), "distinct event ids");
   }
 
   @Test

@@ -15,6 +15,10 @@ import java.util.function.Function;
  * value, without ever aborting the caller's transaction: the dialect's insert-if-absent form where
  * it has one, else a plain INSERT whose duplicate-key failure (which these databases roll back per
  * statement) is caught and retried row by row. Many rows go in one statement per 500.
+ *
+ * <p>Rows that cannot collide (their unique value was generated here, or is NULL) take the plain
+ * INSERT: on PostgreSQL and SQLite it is cheaper than the insert-if-absent form, and should a
+ * generated value ever collide the insert fails loudly instead of skipping a message.
  */
 public final class IdempotentInsert {
   private static final int CHUNK = 500;
@@ -57,19 +61,28 @@ public final class IdempotentInsert {
     this.notifyChannel = notifyChannel;
   }
 
-  /** Inserts {@code rows} (each holding one value per type); returns how many were new. */
-  public int insert(Connection c, Dialect d, List<Object[]> rows) throws SQLException {
+  /**
+   * Inserts {@code rows} (each holding one value per type); returns how many were new. {@code
+   * mayCollide}: false if no row's unique value can already be stored (generated here, or NULL).
+   */
+  public int insert(Connection c, Dialect d, List<Object[]> rows, boolean mayCollide)
+      throws SQLException {
     if (rows.size() <= CHUNK) {
-      return insertChunk(c, d, rows);
+      return insertChunk(c, d, rows, mayCollide);
     }
     int inserted = 0;
     for (int from = 0; from < rows.size(); from += CHUNK) {
-      inserted += insertChunk(c, d, rows.subList(from, Math.min(rows.size(), from + CHUNK)));
+      inserted +=
+          insertChunk(c, d, rows.subList(from, Math.min(rows.size(), from + CHUNK)), mayCollide);
     }
     return inserted;
   }
 
-  private int insertChunk(Connection c, Dialect d, List<Object[]> rows) throws SQLException {
+  private int insertChunk(Connection c, Dialect d, List<Object[]> rows, boolean mayCollide)
+      throws SQLException {
+    if (!mayCollide) {
+      return execute(c, statement(d, rows.size(), false), rows);
+    }
     Insert skipping = statement(d, rows.size(), true);
     if (skipping.sql() != null) {
       return execute(c, skipping, rows);
@@ -113,7 +126,9 @@ public final class IdempotentInsert {
     }
     Insert built;
     if (!skipping) {
-      built = new Insert("INSERT INTO " + table + " (" + columns + ") VALUES " + values, false);
+      String sql = "INSERT INTO " + table + " (" + columns + ") VALUES " + values;
+      String notifying = notifyChannel != null ? d.insertAndNotify(sql, notifyChannel) : null;
+      built = notifying != null ? new Insert(notifying, true) : new Insert(sql, false);
     } else {
       String sql = d.insertSkippingDuplicates(table, columns, values.toString(), uniqueColumn);
       String notifying =
