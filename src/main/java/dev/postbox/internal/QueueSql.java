@@ -78,15 +78,7 @@ final class QueueSql {
   private String claimReturning(String order) {
     String due =
         "SELECT id FROM " + table + " WHERE " + DUE + dialect.now() + order + dialect.skipLocked();
-    return "UPDATE "
-        + table
-        + " SET leased_by = ?, attempts = attempts + 1,"
-        + " available_at = "
-        + dialect.nowPlusMillis()
-        + " WHERE "
-        + dialect.idIn(due)
-        + " RETURNING "
-        + returned;
+    return dialect.claimReturning(table, due, returned);
   }
 
   private String claimSelect(String order) {

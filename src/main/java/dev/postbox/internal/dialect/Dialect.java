@@ -30,11 +30,20 @@ public interface Dialect {
   boolean claimsWithUpdateReturning();
 
   /**
-   * The claim's condition "id is one of the rows {@code dueSelect} locks", evaluated once: a plain
-   * {@code id IN (…)} unless the database might re-run a LIMITed locking subquery per row.
+   * The one-statement claim (where {@link #claimsWithUpdateReturning}): on the rows {@code
+   * dueSelect} locks (an {@code id} column), sets {@code leased_by} (the first parameter), adds one
+   * to {@code attempts} and sets {@code available_at} to now plus the lease in ms (the second
+   * parameter); {@code dueSelect}'s parameters follow. Returns {@code returned}.
    */
-  default String idIn(String dueSelect) {
-    return "id IN (" + dueSelect + ")";
+  default String claimReturning(String table, String dueSelect, String returned) {
+    return "UPDATE "
+        + table
+        + " SET leased_by = ?, attempts = attempts + 1, available_at = "
+        + nowPlusMillis()
+        + " WHERE id IN ("
+        + dueSelect
+        + ") RETURNING "
+        + returned;
   }
 
   /**
@@ -89,9 +98,9 @@ public interface Dialect {
   }
 
   /**
-   * {@code insert} (an insert-if-absent from {@link #insertSkippingDuplicates}) turned into one
-   * statement that also notifies {@code channel} and returns the inserted count as its only row;
-   * null if the database has no notifications.
+   * {@code insert} (a plain INSERT, or an insert-if-absent from {@link #insertSkippingDuplicates})
+   * turned into one statement that also notifies {@code channel} and returns the inserted count as
+   * its only row; null if the database has no notifications.
    */
   default String insertAndNotify(String insert, String channel) {
     return null;

@@ -41,10 +41,22 @@ final class PostgresDialect implements Dialect {
   }
 
   @Override
-  public String idIn(String dueSelect) {
-    // ARRAY(subquery) is an InitPlan, run exactly once; "id IN (subquery)" may become a semi-join
-    // that re-runs the LIMITed FOR UPDATE subquery and leases far more rows than the LIMIT
-    return "id = ANY (ARRAY(" + dueSelect + "))";
+  public String claimReturning(String table, String dueSelect, String returned) {
+    // A MATERIALIZED CTE runs exactly once: "id IN (subquery)" may become a semi-join that re-runs
+    // the LIMITed FOR UPDATE subquery and leases more rows than the LIMIT. Joined by primary key,
+    // it is planned as index probes even in the generic plan made while the table was empty; the
+    // earlier "id = ANY (ARRAY(subquery))" got a sequential scan there, and pgjdbc keeps that plan
+    // for the connection's life, scanning every dead row of a grown table on each claim. The
+    // lease CTE only keeps the parameters in the order of the other dialects' claim.
+    return "WITH lease (lease_owner, lease_millis) AS (SELECT CAST(? AS VARCHAR), CAST(? AS BIGINT)),"
+        + " due (due_id) AS MATERIALIZED ("
+        + dueSelect
+        + ") UPDATE "
+        + table
+        + " SET leased_by = lease.lease_owner, attempts = attempts + 1, available_at ="
+        + " statement_timestamp() + lease.lease_millis * interval '1 millisecond'"
+        + " FROM due, lease WHERE id = due.due_id RETURNING "
+        + returned;
   }
 
   @Override
