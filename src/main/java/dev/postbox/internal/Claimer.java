@@ -41,10 +41,10 @@ final class Claimer<T> {
   }
 
   /**
-   * Claims up to {@code limit} due rows, oldest due first; or, for an outage probe ({@code probe}
-   * not null), the newest rows first except those in {@code probe} (already probed), so a probe
-   * tries a message that arrived after a burst of poison rather than the poison itself, and never
-   * the same failing message over and over.
+   * Claims up to the batch size of due rows, oldest due first; or, for an outage probe ({@code
+   * probe} not null), the newest rows first except those in {@code probe} (already probed), so a
+   * probe tries a message that arrived after a burst of poison rather than the poison itself, and
+   * never the same failing message over and over, up to {@code limit} rows.
    */
   List<Claimed<T>> claim(int limit, List<Long> probe) throws SQLException {
     List<Claimed<T>> rows = new ArrayList<>(limit);
@@ -118,8 +118,9 @@ final class Claimer<T> {
             int p = 1;
             ps.setString(p++, settings.instanceId());
             ps.setLong(p++, settings.lease().toMillis());
-            p = bind(ps, p, probe);
-            ps.setInt(p, limit);
+            if (probe != null) { // a normal claim's limit is the batch size, in its SQL
+              ps.setInt(bind(ps, p, probe), limit);
+            }
             try (ResultSet rs = ps.executeQuery()) {
               read(rs, 0, rows);
             }
@@ -129,7 +130,9 @@ final class Claimer<T> {
     }
     try (PreparedStatement ps =
         c.prepareStatement(probe != null ? sql.probeSelect(probe.size()) : sql.claimSelect)) {
-      ps.setInt(bind(ps, 1, probe), limit);
+      if (probe != null) {
+        ps.setInt(bind(ps, 1, probe), limit);
+      }
       try (ResultSet rs = ps.executeQuery()) {
         read(rs, 1, rows); // the SELECT sees attempts before the UPDATE adds one
       }

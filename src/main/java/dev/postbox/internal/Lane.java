@@ -71,7 +71,7 @@ public final class Lane<T> {
       BatchDeliverer<T> batchDeliverer) {
     this.dataSource = dataSource;
     this.table = table;
-    this.sql = new QueueSql(dialect, table);
+    this.sql = new QueueSql(dialect, table, settings.batchSize());
     this.settings = settings;
     this.deliverer = deliverer;
     this.batchDeliverer = batchDeliverer;

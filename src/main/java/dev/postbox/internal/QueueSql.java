@@ -8,7 +8,7 @@ import dev.postbox.internal.dialect.Dialect;
  */
 final class QueueSql {
   private static final String DUE = "state = 0 AND available_at <= ";
-  private static final String OLDEST_DUE_FIRST = " ORDER BY available_at, id LIMIT ?";
+  private static final String OLDEST_DUE_FIRST = " ORDER BY available_at, id LIMIT ";
   // ids grow with inserts: the newest message is the likeliest not to be poison
   private static final String NEWEST_FIRST = " ORDER BY id DESC LIMIT ?";
 
@@ -33,10 +33,15 @@ final class QueueSql {
   final String table;
   private final String returned;
 
-  /** One-statement claim. Params: leased_by, lease millis, limit. */
+  /**
+   * One-statement claim of up to the batch size. Params: leased_by, lease millis. The batch size is
+   * written into the SQL, not bound: a generic plan (PostgreSQL's, once pgjdbc server-prepares the
+   * statement) would otherwise assume 10% of the table and may join the claimed rows by a full
+   * scan.
+   */
   final String claimReturning;
 
-  /** Locking SELECT of a two-step claim. Params: limit. */
+  /** Locking SELECT of a two-step claim of up to the batch size. No params. */
   final String claimSelect;
 
   /** Failure. Params: state, attempts, delay millis, last_error, id, leased_by, attempts. */
@@ -50,13 +55,13 @@ final class QueueSql {
 
   private final String doneSet;
 
-  QueueSql(Dialect dialect, QueueTable<?> t) {
+  QueueSql(Dialect dialect, QueueTable<?> t, int batchSize) {
     this.dialect = dialect;
     this.table = t.name();
     this.returned = "id, attempts, created_at, " + t.itemColumns();
     this.doneSet = t.doneSet();
-    this.claimReturning = claimReturning(OLDEST_DUE_FIRST);
-    this.claimSelect = claimSelect(OLDEST_DUE_FIRST);
+    this.claimReturning = claimReturning(OLDEST_DUE_FIRST + batchSize);
+    this.claimSelect = claimSelect(OLDEST_DUE_FIRST + batchSize);
     this.fail =
         "UPDATE "
             + table

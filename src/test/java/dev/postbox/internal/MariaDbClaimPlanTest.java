@@ -72,11 +72,13 @@ class MariaDbClaimPlanTest {
   private void assertServedByIndex(String table, String columns, String index) throws Exception {
     QueueSql sql =
         new QueueSql(
-            Dialects.of(Database.MYSQL), new QueueTable<>(table, columns, "id", "name", "", null));
+            Dialects.of(Database.MYSQL),
+            new QueueTable<>(table, columns, "id", "name", "", null),
+            100);
     try (Connection c = db.dataSource().getConnection();
         Statement s = c.createStatement()) {
       s.execute("ANALYZE TABLE " + table);
-      String explained = "EXPLAIN " + sql.claimSelect.replace("LIMIT ?", "LIMIT 100");
+      String explained = "EXPLAIN " + sql.claimSelect;
       try (ResultSet rs = s.executeQuery(explained)) {
         rs.next();
         Map<String, String> plan = new LinkedHashMap<>();
