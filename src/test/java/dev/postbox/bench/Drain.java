@@ -147,9 +147,7 @@ final class Drain {
     return (db, n, d, p) -> {
       Outbox outbox = Outbox.builder().build();
       Dispatcher dispatcher =
-          h.dispatcher(db.dataSource(), p)
-              .outbox(outbox, e -> d.delivered(Deliveries.indexOfEventId(e.eventId())))
-              .build();
+          h.dispatcher(db.dataSource(), p).outbox(outbox, h.countingTransport(d)).build();
       return timed(dispatcher, p, n);
     };
   }

@@ -3,7 +3,9 @@ package dev.postbox.bench;
 import dev.postbox.Database;
 import dev.postbox.Delivery;
 import dev.postbox.Dispatcher;
+import dev.postbox.Envelope;
 import dev.postbox.Listener;
+import dev.postbox.Transport;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Files;
@@ -80,6 +82,9 @@ public final class PerformanceHarness {
    * @param floorById also drain with the floor ordered by primary key instead of {@code
    *     available_at, id}
    * @param wakes W2's wake-up paths, each measured (NOTIFY on PostgreSQL only)
+   * @param batchTransport Postbox's counting transport overrides {@code sendBatch}, so each claim
+   *     is handed over whole on one thread; false: one {@code send} per message, each on its own
+   *     thread
    * @param timeout the longest any one run may take before it counts as stuck
    * @param tune applied to every Postbox dispatcher builder after the harness's own settings
    */
@@ -101,6 +106,7 @@ public final class PerformanceHarness {
       int h2Limit,
       boolean floorById,
       List<Wake> wakes,
+      boolean batchTransport,
       Duration timeout,
       UnaryOperator<Dispatcher.Builder> tune) {
 
@@ -127,6 +133,7 @@ public final class PerformanceHarness {
           50_000,
           true,
           List.of(Wake.IN_PROCESS, Wake.NOTIFY),
+          false,
           Duration.ofMinutes(30),
           UnaryOperator.identity());
     }
@@ -151,6 +158,7 @@ public final class PerformanceHarness {
           50_000,
           true,
           List.of(Wake.IN_PROCESS, Wake.NOTIFY),
+          false,
           Duration.ofMinutes(2),
           UnaryOperator.identity());
     }
@@ -162,7 +170,8 @@ public final class PerformanceHarness {
      * bench.concurrency}, {@code bench.pollMillis}, {@code bench.producers}, {@code
      * bench.transactions}, {@code bench.idleMillis}, {@code bench.sustainedSize}, {@code
      * bench.sustainedWindow}, {@code bench.warmup}, {@code bench.h2Limit}, {@code bench.floorById},
-     * {@code bench.wake} (in_process,notify,none), {@code bench.timeoutMinutes}.
+     * {@code bench.wake} (in_process,notify,none), {@code bench.batchTransport}, {@code
+     * bench.timeoutMinutes}.
      */
     public static Config fromSystemProperties(Config base) {
       return new Config(
@@ -188,6 +197,8 @@ public final class PerformanceHarness {
           Boolean.parseBoolean(
               System.getProperty("bench.floorById", Boolean.toString(base.floorById))),
           list("bench.wake", base.wakes, w -> Wake.valueOf(w.toUpperCase(Locale.ROOT))),
+          Boolean.parseBoolean(
+              System.getProperty("bench.batchTransport", Boolean.toString(base.batchTransport))),
           Duration.ofMinutes(Long.getLong("bench.timeoutMinutes", base.timeout.toMinutes())),
           base.tune);
     }
@@ -212,6 +223,7 @@ public final class PerformanceHarness {
           h2Limit,
           floorById,
           wakes,
+          batchTransport,
           timeout,
           tune);
     }
@@ -329,11 +341,15 @@ public final class PerformanceHarness {
     s.append(
         String.format(
             Locale.ROOT,
-            "%nBatch %d rows per claim (floor and Postbox), Postbox concurrency %d, poll interval %d"
-                + " ms, lease 2 min; HikariCP pool (32 connections; SQLite 8); medians of %d"
-                + " interleaved runs, schema re-created and re-seeded before each run.%n%n",
+            "%nBatch %d rows per claim (floor and Postbox), Postbox concurrency %d, Postbox's"
+                + " transport %s, poll interval %d ms, lease 2 min; HikariCP pool (32"
+                + " connections; SQLite 8); medians of %d interleaved runs, schema re-created and"
+                + " re-seeded before each run.%n%n",
             config.batchSize(),
             config.concurrency(),
+            config.batchTransport()
+                ? "overriding `sendBatch` (each claim handed over whole)"
+                : "with `send` only (one message per delivery thread)",
             config.pollInterval().toMillis(),
             config.repetitions()));
     return s.toString();
@@ -358,6 +374,30 @@ public final class PerformanceHarness {
                   }
                 });
     return config.tune().apply(b);
+  }
+
+  /**
+   * Postbox's no-op transport for this run, counting each delivery into {@code deliveries} by the
+   * index in its payload (Postbox generates the event ids of W2's messages): with {@code send}
+   * only, or overriding {@code sendBatch} if {@link Config#batchTransport}.
+   */
+  Transport countingTransport(Deliveries deliveries) {
+    if (!config.batchTransport()) {
+      return e -> deliveries.delivered(Deliveries.indexOfPayload(e.payload()));
+    }
+    return new Transport() {
+      @Override
+      public void send(Envelope e) {
+        deliveries.delivered(Deliveries.indexOfPayload(e.payload()));
+      }
+
+      @Override
+      public void sendBatch(List<Envelope> batch) {
+        for (Envelope e : batch) {
+          deliveries.delivered(Deliveries.indexOfPayload(e.payload()));
+        }
+      }
+    };
   }
 
   void log(String format, Object... args) {
@@ -413,6 +453,26 @@ public final class PerformanceHarness {
       total += Math.max(0, now.getValue() - before.getOrDefault(now.getKey(), 0L));
     }
     return total;
+  }
+
+  /**
+   * The whole machine's busy CPU time so far in µs (every process, every core: /proc/stat's first
+   * line less idle and iowait), or -1 where there is no /proc/stat. Clock-tick resolution.
+   */
+  static long machineCpuMicros() {
+    try {
+      String line = Files.readAllLines(Path.of("/proc/stat")).get(0);
+      String[] f = line.trim().split("\\s+");
+      long busy = 0;
+      for (int i = 1; i < Math.min(f.length, 9); i++) {
+        if (i != 4 && i != 5) { // idle, iowait
+          busy += Long.parseLong(f[i]);
+        }
+      }
+      return busy * 1_000_000L / 100; // USER_HZ is 100 on Linux
+    } catch (IOException | RuntimeException e) {
+      return -1;
+    }
   }
 
   /** Total memory from /proc/meminfo, or "?" where there is none. */

@@ -154,9 +154,7 @@ final class SustainedDrain {
       if (postbox) {
         Dispatcher dispatcher =
             h.dispatcher(db.dataSource(), p)
-                .outbox(
-                    Outbox.builder().build(),
-                    e -> d.delivered(Deliveries.indexOfEventId(e.eventId())))
+                .outbox(Outbox.builder().build(), h.countingTransport(d))
                 .build();
         dispatcher.start();
         try {
