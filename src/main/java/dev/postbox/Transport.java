@@ -19,30 +19,37 @@ public interface Transport {
   void send(Envelope envelope) throws Exception;
 
   /**
-   * Sends every envelope of {@code batch} (at most the dispatcher's {@code batchSize}, oldest
-   * first). The dispatcher calls this instead of {@link #send} if, and only if, the transport's
-   * class overrides it; each call takes one of the dispatcher's {@code concurrency} slots, so up to
-   * that many batches are sent at once, each on its own virtual thread, outside any transaction.
+   * Sends every envelope of {@code batch} (at most the dispatcher's {@code batchSize}, in the order
+   * they were added). The dispatcher calls this instead of {@link #send} if, and only if, the
+   * transport's class overrides it (checked by reflection when the dispatcher is built: a proxy
+   * class, such as a Spring AOP proxy or a Mockito spy, counts as overriding); each call takes one
+   * of the dispatcher's {@code concurrency} slots, so up to that many batches are sent at once,
+   * each on its own virtual thread, outside any transaction.
    *
    * <p>Return normally only once the broker has accepted every envelope. To fail some of them,
    * throw a {@link BatchSendException} naming those: they are retried with backoff (or parked after
    * their last attempt) and the others count as sent. Any other exception fails the whole batch.
    * Must not modify {@code batch}.
    *
-   * <p>The default sends one envelope after another with {@link #send}.
+   * <p>The default sends one envelope after another with {@link #send}. Interrupted, it fails the
+   * envelope being sent and those after it, keeps the thread's interrupt status and throws a {@link
+   * BatchSendException} naming them, so the ones already sent do not count as failed.
    */
   default void sendBatch(List<Envelope> batch) throws Exception {
     BatchSendException failures = null;
-    for (Envelope envelope : batch) {
+    for (int i = 0; i < batch.size(); i++) {
       try {
-        send(envelope);
+        send(batch.get(i));
       } catch (InterruptedException e) {
-        throw e;
-      } catch (Exception e) {
-        if (failures == null) {
-          failures = new BatchSendException();
+        Thread.currentThread().interrupt();
+        failures = failures != null ? failures : new BatchSendException();
+        for (int rest = i; rest < batch.size(); rest++) {
+          failures.fail(batch.get(rest), e);
         }
-        failures.fail(envelope, e);
+        throw failures;
+      } catch (Exception e) {
+        failures = failures != null ? failures : new BatchSendException();
+        failures.fail(batch.get(i), e);
       }
     }
     if (failures != null) {

@@ -307,7 +307,7 @@ public abstract class OutboxContractTest extends DatabaseTest {
   }
 
   @Test
-  void aBatchTransportGetsEachClaimWholeOldestFirstAndEveryMessageOnce() {
+  void aBatchTransportGetsEachClaimWholeInTheOrderAddedAndEveryMessageOnce() {
     List<Message> messages = new ArrayList<>();
     for (int i = 0; i < 250; i++) {
       messages.add(Message.of("t", "{}").eventId(String.format("b-%03d", i)));
@@ -326,7 +326,7 @@ public abstract class OutboxContractTest extends DatabaseTest {
     for (List<Envelope> batch : transport.batches) {
       assertTrue(batch.size() <= 100, "batch of " + batch.size());
       List<String> ids = batch.stream().map(Envelope::eventId).toList();
-      assertEquals(ids.stream().sorted().toList(), ids, "oldest first within a batch");
+      assertEquals(ids.stream().sorted().toList(), ids, "in the order added within a batch");
     }
   }
 

@@ -46,7 +46,7 @@ class TransportTest {
   }
 
   @Test
-  void defaultSendBatchStopsAtAnInterrupt() {
+  void defaultSendBatchStopsAtAnInterruptAndNamesOnlyWhatWasNotSent() {
     List<String> sent = new ArrayList<>();
     Transport transport =
         e -> {
@@ -55,10 +55,13 @@ class TransportTest {
           }
           sent.add(e.eventId());
         };
-    assertThrows(
-        InterruptedException.class,
-        () -> transport.sendBatch(List.of(envelope("a"), envelope("b"), envelope("c"))));
+    BatchSendException failed =
+        assertThrows(
+            BatchSendException.class,
+            () -> transport.sendBatch(List.of(envelope("a"), envelope("b"), envelope("c"))));
+    assertTrue(Thread.interrupted(), "interrupt status kept (and cleared here)");
     assertEquals(List.of("a"), sent);
+    assertEquals(List.of("b", "c"), List.copyOf(failed.failures().keySet()));
   }
 
   @Test

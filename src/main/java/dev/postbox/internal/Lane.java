@@ -6,6 +6,7 @@ import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -259,7 +260,10 @@ public final class Lane<T> {
           end = 1;
         }
         if (batchDeliverer != null) {
-          startOrQueueLocked(List.copyOf(deliverable.subList(0, end)), threads, threadRows);
+          // in the order they were added, whatever order the claim statement returned them in
+          List<Claimed<T>> batch = new ArrayList<>(deliverable.subList(0, end));
+          batch.sort(Comparator.comparingLong(Claimed::id));
+          startOrQueueLocked(List.copyOf(batch), threads, threadRows);
         } else {
           for (int i = 0; i < end; i++) {
             startOrQueueLocked(List.of(deliverable.get(i)), threads, threadRows);

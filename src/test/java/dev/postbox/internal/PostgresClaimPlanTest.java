@@ -115,7 +115,7 @@ class PostgresClaimPlanTest {
           plan.append(rs.getString(1)).append('\n');
         }
       }
-      assertTrue(plan.toString().contains("CTE due"), plan.toString());
+      assertTrue(plan.toString().contains("CTE claim$due"), plan.toString());
       assertTrue(plan.toString().contains("LockRows"), plan.toString());
       assertTrue(plan.toString().contains("postbox_outbox_claim"), plan.toString());
       assertTrue(!plan.toString().contains("Semi Join"), plan.toString());

@@ -24,8 +24,9 @@ public interface Dialect {
   Instant readInstant(ResultSet rs, String column) throws SQLException;
 
   /**
-   * True if one {@code UPDATE … WHERE id IN (SELECT … LIMIT ?) RETURNING …} claims rows; false if
-   * the claim is a locking SELECT followed by an UPDATE in the same transaction.
+   * True if one {@code UPDATE … RETURNING …} of the rows a locking subquery selects ({@link
+   * #claimReturning}) claims them; false if the claim is a locking SELECT followed by an UPDATE in
+   * the same transaction.
    */
   boolean claimsWithUpdateReturning();
 

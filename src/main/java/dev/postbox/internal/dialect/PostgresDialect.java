@@ -47,15 +47,17 @@ final class PostgresDialect implements Dialect {
     // it is planned as index probes even in the generic plan made while the table was empty; the
     // earlier "id = ANY (ARRAY(subquery))" got a sequential scan there, and pgjdbc keeps that plan
     // for the connection's life, scanning every dead row of a grown table on each claim. The
-    // lease CTE only keeps the parameters in the order of the other dialects' claim.
-    return "WITH lease (lease_owner, lease_millis) AS (SELECT CAST(? AS VARCHAR), CAST(? AS BIGINT)),"
-        + " due (due_id) AS MATERIALIZED ("
+    // lease CTE only keeps the parameters in the order of the other dialects' claim. The CTE names
+    // hold a '$', which no validated table name can, so they never shadow or clash with the table.
+    return "WITH claim$lease (lease_owner, lease_millis) AS"
+        + " (SELECT CAST(? AS VARCHAR), CAST(? AS BIGINT)),"
+        + " claim$due (due_id) AS MATERIALIZED ("
         + dueSelect
         + ") UPDATE "
         + table
-        + " SET leased_by = lease.lease_owner, attempts = attempts + 1, available_at ="
-        + " statement_timestamp() + lease.lease_millis * interval '1 millisecond'"
-        + " FROM due, lease WHERE id = due.due_id RETURNING "
+        + " SET leased_by = claim$lease.lease_owner, attempts = attempts + 1, available_at ="
+        + " statement_timestamp() + claim$lease.lease_millis * interval '1 millisecond'"
+        + " FROM claim$due, claim$lease WHERE id = claim$due.due_id RETURNING "
         + returned;
   }
 
