@@ -105,10 +105,12 @@ public final class Jobs {
   public int enqueueAll(Connection connection, Collection<Job> jobs) {
     Require.notNull("jobs", jobs);
     List<Object[]> rows = new ArrayList<>(jobs.size());
+    boolean dedupeKeys = false; // a job without one cannot collide with a stored job
     for (Job job : jobs) {
       Require.notNull("job", job);
       Rules.payload(job.payload(), payloadLimit);
       int attempts = job.maxAttempts() > 0 ? job.maxAttempts() : maxAttempts;
+      dedupeKeys |= job.dedupeKey() != null;
       rows.add(
           new Object[] {
             job.name(), job.payload(), job.dedupeKey(), attempts, job.delay().toMillis()
@@ -124,10 +126,6 @@ public final class Jobs {
             "the connection is in auto-commit mode, so the job would not be atomic with your"
                 + " business data — call connection.setAutoCommit(false) and commit after your own"
                 + " writes, or build the job queue with allowAutoCommit(true)");
-      }
-      boolean dedupeKeys = false;
-      for (Object[] row : rows) {
-        dedupeKeys |= row[2] != null;
       }
       return insert.insert(connection, dialect(connection), rows, dedupeKeys);
     } catch (SQLException e) {

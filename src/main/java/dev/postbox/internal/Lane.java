@@ -263,7 +263,7 @@ public final class Lane<T> {
           // in the order they were added, whatever order the claim statement returned them in
           List<Claimed<T>> batch = new ArrayList<>(deliverable.subList(0, end));
           batch.sort(Comparator.comparingLong(Claimed::id));
-          startOrQueueLocked(List.copyOf(batch), threads, threadRows);
+          startOrQueueLocked(batch, threads, threadRows);
         } else {
           for (int i = 0; i < end; i++) {
             startOrQueueLocked(List.of(deliverable.get(i)), threads, threadRows);

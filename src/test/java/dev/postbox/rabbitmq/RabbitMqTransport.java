@@ -108,27 +108,39 @@ public final class RabbitMqTransport implements Transport, AutoCloseable {
   }
 
   private void publishAll(List<Envelope> batch) throws Exception {
-    checkOpen();
-    Slot slot = slots[Math.floorMod(next.getAndIncrement(), slots.length)];
-    List<Pending> published = slot.publishAll(batch);
+    List<Pending> published = publish(batch);
     BatchSendException failures = new BatchSendException();
     long deadline = System.nanoTime() + confirmTimeout.toNanos();
     for (int i = 0; i < batch.size(); i++) {
-      Pending pending = published.get(i);
-      try {
-        pending.confirmed.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
-      } catch (ExecutionException e) {
-        failures.fail(batch.get(i), e.getCause() instanceof Exception c ? c : e);
-      } catch (TimeoutException e) {
-        pending.channel.pending.remove(pending.seq);
-        failures.fail(
-            batch.get(i),
-            new TimeoutException(
-                "RabbitMQ did not confirm " + pending.eventId + " within " + confirmTimeout));
+      Exception failed = awaitConfirm(published.get(i), deadline);
+      if (failed != null) {
+        failures.fail(batch.get(i), failed);
       }
     }
     if (!failures.failures().isEmpty()) {
       throw failures;
+    }
+  }
+
+  /** Publishes {@code envelopes} on the next channel; a confirm to await for each. */
+  private List<Pending> publish(List<Envelope> envelopes) throws Exception {
+    checkOpen();
+    return slots[Math.floorMod(next.getAndIncrement(), slots.length)].publishAll(envelopes);
+  }
+
+  /**
+   * Waits for {@code pending}'s confirm until {@code deadline}; null if confirmed, else why not.
+   */
+  private Exception awaitConfirm(Pending pending, long deadline) throws InterruptedException {
+    try {
+      pending.confirmed.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+      return null;
+    } catch (ExecutionException e) {
+      return e.getCause() instanceof Exception cause ? cause : e;
+    } catch (TimeoutException e) {
+      pending.channel.pending.remove(pending.seq);
+      return new TimeoutException(
+          "RabbitMQ did not confirm " + pending.eventId + " within " + confirmTimeout);
     }
   }
 
@@ -143,23 +155,10 @@ public final class RabbitMqTransport implements Transport, AutoCloseable {
 
   @Override
   public void send(Envelope envelope) throws Exception {
-    checkOpen();
-    String key = routingKey.apply(envelope);
-    AMQP.BasicProperties properties = properties(envelope);
-    byte[] body = envelope.payload().getBytes(StandardCharsets.UTF_8);
-    Slot slot = slots[Math.floorMod(next.getAndIncrement(), slots.length)];
-    Pending pending = slot.publish(envelope.eventId(), key, properties, body);
-    try {
-      pending.confirmed.get(confirmTimeout.toMillis(), TimeUnit.MILLISECONDS);
-    } catch (ExecutionException e) {
-      if (e.getCause() instanceof Exception cause) {
-        throw cause;
-      }
-      throw e;
-    } catch (TimeoutException e) {
-      pending.channel.pending.remove(pending.seq);
-      throw new TimeoutException(
-          "RabbitMQ did not confirm " + envelope.eventId() + " within " + confirmTimeout);
+    Pending pending = publish(List.of(envelope)).get(0);
+    Exception failed = awaitConfirm(pending, System.nanoTime() + confirmTimeout.toNanos());
+    if (failed != null) {
+      throw failed;
     }
   }
 
@@ -247,21 +246,6 @@ public final class RabbitMqTransport implements Transport, AutoCloseable {
   private final class Slot {
     private final ReentrantLock lock = new ReentrantLock();
     private Confirming current;
-
-    Pending publish(String eventId, String key, AMQP.BasicProperties properties, byte[] body)
-        throws Exception {
-      if (!lock.tryLock(confirmTimeout.toMillis(), TimeUnit.MILLISECONDS)) {
-        throw new TimeoutException("no RabbitMQ channel free within " + confirmTimeout);
-      }
-      try {
-        if (current == null || !current.channel.isOpen()) {
-          current = new Confirming(connection().createChannel());
-        }
-        return current.publish(eventId, key, properties, body);
-      } finally {
-        lock.unlock();
-      }
-    }
 
     /**
      * Publishes every envelope under one hold of the lock; an envelope that could not be published
