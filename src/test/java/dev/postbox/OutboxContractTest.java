@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.postbox.testing.Await;
 import dev.postbox.testing.BatchRecordingTransport;
+import dev.postbox.testing.CarryingClaimFailure;
 import dev.postbox.testing.RecordingTransport;
 import dev.postbox.testing.Sql;
 import java.sql.Connection;
@@ -87,6 +88,32 @@ public abstract class OutboxContractTest extends DatabaseTest {
         WAIT, "the committed message", () -> transport.count("committed") == 1 && rows() == 0);
     assertEquals(0, transport.count("rolled-back"));
     assertEquals(1, transport.total.get());
+  }
+
+  @Test
+  void aClaimFailingWhileItCarriesFinishedRowsLeavesThemToTheWriterAndNothingIsRedelivered() {
+    CarryingClaimFailure failure = new CarryingClaimFailure(ds, 1);
+    RecordingTransport transport = new RecordingTransport();
+    Dispatcher d =
+        started(
+            Dispatcher.builder(failure.dataSource())
+                .outbox(outbox, transport)
+                .instanceId(nextInstanceId())
+                .pollInterval(Duration.ofMillis(20))
+                .shutdownTimeout(Duration.ofSeconds(10)));
+    int n = 20;
+    for (int i = 0; i < n; i++) {
+      String id = "trickle-" + i;
+      add(Message.of("t", "{}").eventId(id)); // one at a time: the next claim carries its success
+      d.wakeUp();
+      Await.until(WAIT, id, () -> transport.count(id) == 1);
+    }
+
+    Await.until(WAIT, "every delivered row deleted", () -> rows() == 0);
+    assertEquals(1, failure.injected(), "claims failed while carrying finished rows");
+    assertEquals(n, transport.deliveries.size(), "distinct delivered");
+    assertEquals(n, transport.total.get(), "deliveries");
+    assertEquals(0, transport.duplicated(), "duplicated");
   }
 
   @Test

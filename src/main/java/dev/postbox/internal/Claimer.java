@@ -24,6 +24,7 @@ final class Claimer<T> {
   private final List<String> begin;
   private final WriteGate gate;
   private final Statements statements;
+  private final boolean keepDone;
 
   Claimer(
       DataSource dataSource,
@@ -38,6 +39,7 @@ final class Claimer<T> {
     this.settings = settings;
     this.begin = sql.dialect.beginClaim();
     this.statements = new Statements(sql.dialect.singleWriter());
+    this.keepDone = !settings.retention().isZero();
   }
 
   /**
@@ -47,7 +49,22 @@ final class Claimer<T> {
    * never the same failing message over and over, up to {@code limit} rows.
    */
   List<Claimed<T>> claim(int limit, List<Long> probe) throws SQLException {
+    return claim(limit, probe, null);
+  }
+
+  /**
+   * {@link #claim(int, List)} that first records {@code carried} (null: nothing to record) in the
+   * same statement or transaction, setting {@code carried.written}. If it throws, nothing of either
+   * was written.
+   */
+  List<Claimed<T>> claim(int limit, List<Long> probe, Carried carried) throws SQLException {
     List<Claimed<T>> rows = new ArrayList<>(limit);
+    String finish = carried == null ? null : sql.finish(carried.outcomes.size(), keepDone);
+    // one statement for both where the dialect has it, else the finish runs in the transaction
+    String combined =
+        finish != null && sql.dialect.claimsWithUpdateReturning()
+            ? sql.claimReturningAfter(finish)
+            : null;
     Retry.transients(
         sql.dialect,
         () -> {
@@ -55,7 +72,10 @@ final class Claimer<T> {
           return gate.through(
               () -> {
                 try (Connection c = dataSource.getConnection()) {
-                  inTransaction(c, () -> claimOnce(c, limit, probe, rows));
+                  inTransaction(
+                      c,
+                      finish != null && combined == null,
+                      () -> claimOnce(c, limit, probe, rows, carried, finish, combined));
                 }
                 return null;
               });
@@ -68,13 +88,14 @@ final class Claimer<T> {
     void run() throws SQLException;
   }
 
-  private void inTransaction(Connection c, Work work) throws SQLException {
+  /** Runs {@code work} in one transaction; {@code twoStatements}: even where a claim needs none. */
+  private void inTransaction(Connection c, boolean twoStatements, Work work) throws SQLException {
     Dialect dialect = sql.dialect;
     if (!c.getAutoCommit()) {
       c.setAutoCommit(true); // a pool may hand out connections either way; start from a known state
     }
     boolean explicit = !begin.isEmpty();
-    boolean jdbc = !explicit && !dialect.claimsWithUpdateReturning();
+    boolean jdbc = !explicit && (!dialect.claimsWithUpdateReturning() || twoStatements);
     try (Statement s = c.createStatement()) {
       for (String statement : begin) {
         s.execute(statement);
@@ -108,21 +129,36 @@ final class Claimer<T> {
     }
   }
 
-  private void claimOnce(Connection c, int limit, List<Long> probe, List<Claimed<T>> rows)
+  private void claimOnce(
+      Connection c,
+      int limit,
+      List<Long> probe,
+      List<Claimed<T>> rows,
+      Carried carried,
+      String finish,
+      String combined)
       throws SQLException {
+    if (finish != null && combined == null) {
+      carried.written =
+          statements.with(c, finish, ps -> bindFinish(ps, 1, carried).executeUpdate());
+    }
     if (sql.dialect.claimsWithUpdateReturning()) {
       statements.with(
           c,
-          probe != null ? sql.probeReturning(probe.size()) : sql.claimReturning,
+          combined != null
+              ? combined
+              : probe != null ? sql.probeReturning(probe.size()) : sql.claimReturning,
           ps -> {
             int p = 1;
             ps.setString(p++, settings.instanceId());
             ps.setLong(p++, settings.lease().toMillis());
-            if (probe != null) { // a normal claim's limit is the batch size, in its SQL
+            if (combined != null) {
+              bindFinish(ps, p, carried);
+            } else if (probe != null) { // a normal claim's limit is the batch size, in its SQL
               ps.setInt(bind(ps, p, probe), limit);
             }
             try (ResultSet rs = ps.executeQuery()) {
-              read(rs, 0, rows);
+              read(rs, 0, rows, combined != null ? carried : null);
             }
             return null;
           });
@@ -134,7 +170,7 @@ final class Claimer<T> {
         ps.setInt(bind(ps, 1, probe), limit);
       }
       try (ResultSet rs = ps.executeQuery()) {
-        read(rs, 1, rows); // the SELECT sees attempts before the UPDATE adds one
+        read(rs, 1, rows, null); // the SELECT sees attempts before the UPDATE adds one
       }
     }
     if (rows.isEmpty()) {
@@ -161,9 +197,31 @@ final class Claimer<T> {
     return p;
   }
 
-  private void read(ResultSet rs, int attemptOffset, List<Claimed<T>> rows) throws SQLException {
+  /** Binds {@code carried}'s fence and ids from parameter {@code p}; returns {@code ps}. */
+  private PreparedStatement bindFinish(PreparedStatement ps, int p, Carried carried)
+      throws SQLException {
+    ps.setString(p++, settings.instanceId());
+    ps.setInt(p++, carried.attempt);
+    for (Outcome o : carried.outcomes) {
+      ps.setLong(p++, o.row().id());
+    }
+    return ps;
+  }
+
+  /**
+   * Reads the claimed rows; with {@code carried}, also the count of finished rows that every row of
+   * a combined claim carries (a row with a NULL id only carries the count).
+   */
+  private void read(ResultSet rs, int attemptOffset, List<Claimed<T>> rows, Carried carried)
+      throws SQLException {
     while (rs.next()) {
+      if (carried != null) {
+        carried.written = rs.getInt("finished$rows");
+      }
       long id = rs.getLong("id");
+      if (carried != null && rs.wasNull()) {
+        continue;
+      }
       int attempt = rs.getInt("attempts") + attemptOffset;
       Claimed<T> row;
       try {

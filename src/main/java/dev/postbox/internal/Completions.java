@@ -15,6 +15,7 @@ import java.util.TreeMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
+import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
 import java.util.function.IntSupplier;
 import javax.sql.DataSource;
@@ -25,6 +26,10 @@ import org.slf4j.LoggerFactory;
  * Writes delivery outcomes on one thread, as many per round trip as have queued up meanwhile: all
  * successes of a batch in one DELETE (or UPDATE), failures one fenced UPDATE each. Under load
  * batches grow by themselves; when idle a single outcome is written at once.
+ *
+ * <p>While the claim loop is busy, successes wait up to {@value #DEFER_MILLIS} ms for the next
+ * claim to take them ({@link #takeForClaim}) and record them in its own statement: one round trip
+ * and one commit instead of two. Whatever no claim took by then, this thread writes.
  */
 final class Completions {
   private static final Logger log = LoggerFactory.getLogger(Completions.class);
@@ -42,11 +47,16 @@ final class Completions {
   private final boolean lingers;
   private final IntSupplier running;
   private static final int LINGER_MILLIS = 2;
+  private static final int DEFER_MILLIS = 5;
   // lock-free: sixteen delivery threads adding at once must not queue up behind each other, and an
   // outcome wakes the writer only if it is parked waiting for one (idle), not while it lingers
   private final ConcurrentLinkedQueue<Outcome> queue = new ConcurrentLinkedQueue<>();
+  // successes apart, so that a claim can take them; failures and hand-backs are this thread's alone
+  private final ConcurrentLinkedQueue<Outcome> successes = new ConcurrentLinkedQueue<>();
+  private final BooleanSupplier claimingSoon;
   private volatile boolean idle;
   private volatile boolean lingering;
+  private volatile boolean deferring;
   private final Thread thread;
   private volatile long giveUpAtNanos = Long.MAX_VALUE;
 
@@ -56,7 +66,9 @@ final class Completions {
       LaneSettings settings,
       WriteGate gate,
       IntSupplier running,
+      BooleanSupplier claimingSoon,
       Consumer<List<Outcome>> onWritten) {
+    this.claimingSoon = claimingSoon;
     this.gate = gate;
     this.vacuum =
         new Vacuum(
@@ -83,18 +95,22 @@ final class Completions {
   }
 
   void add(Outcome outcome) {
-    queue.add(outcome);
-    if (idle) {
+    boolean success = outcome.kind() == Outcome.Kind.SUCCEEDED;
+    (success ? successes : queue).add(outcome);
+    if (idle || (deferring && !success)) {
       LockSupport.unpark(thread);
     }
   }
 
   /** Queues the outcomes of one batch delivery; wakes the writer at most once. */
   void addAll(Outcome[] outcomes) {
+    boolean failure = false;
     for (Outcome o : outcomes) {
-      queue.add(o);
+      boolean success = o.kind() == Outcome.Kind.SUCCEEDED;
+      (success ? successes : queue).add(o);
+      failure |= !success;
     }
-    if (idle) {
+    if (idle || (deferring && failure)) {
       LockSupport.unpark(thread);
     }
   }
@@ -106,6 +122,56 @@ final class Completions {
     if (lingering) {
       LockSupport.unpark(thread);
     }
+  }
+
+  /** Tells a deferring writer that no claim is coming soon: write the successes now. */
+  void claimsPaused() {
+    if (deferring) {
+      LockSupport.unpark(thread);
+    }
+  }
+
+  /**
+   * Takes queued successes for the next claim to record: those of the first one's attempt number
+   * (the others go to this thread), or null if none are queued. Hand the result to {@link #carried}
+   * once the claim committed, or to {@link #giveBack} if it failed.
+   */
+  Carried takeForClaim() {
+    Outcome first = successes.poll();
+    if (first == null) {
+      return null;
+    }
+    int attempt = first.row().attempt();
+    List<Outcome> taken = new ArrayList<>();
+    taken.add(first);
+    Outcome next;
+    boolean other = false;
+    while (taken.size() < MAX_BATCH && (next = successes.poll()) != null) {
+      if (next.row().attempt() == attempt) {
+        taken.add(next);
+      } else {
+        queue.add(next);
+        other = true;
+      }
+    }
+    if (other && idle) {
+      LockSupport.unpark(thread);
+    }
+    return new Carried(attempt, taken);
+  }
+
+  /** What a committed claim recorded: as if this thread had written it. */
+  void carried(Carried c) {
+    List<Runnable> afterCommit = new ArrayList<>(1);
+    reportLost(recorded(c.outcomes, c.written, afterCommit), afterCommit);
+    onWritten.accept(c.outcomes);
+    afterCommit.forEach(Listeners::call);
+  }
+
+  /** Successes a failed claim did not record: this thread writes them (with its own retries). */
+  void giveBack(Carried c) {
+    queue.addAll(c.outcomes);
+    LockSupport.unpark(thread);
   }
 
   /** Writes what is queued (retrying a failing database until {@code deadline}), then stops. */
@@ -137,21 +203,42 @@ final class Completions {
     }
   }
 
-  /** The next outcome, parking until one is added; null if interrupted. */
+  /**
+   * The next outcome, parking until one is added; null if interrupted. Successes alone wait once
+   * for up to {@value #DEFER_MILLIS} ms while a claim is coming, which may take them.
+   */
   private Outcome take() {
+    boolean deferred = false;
     while (true) {
       Outcome next = queue.poll();
       if (next != null) {
         return next;
       }
-      // announce the park before the last look, so an add either is seen here or unparks us
-      idle = true;
-      try {
-        if (queue.isEmpty()) {
-          LockSupport.park(this);
+      if (!successes.isEmpty()) {
+        if (!deferred && claimingSoon.getAsBoolean()) {
+          deferred = true;
+          deferring = true;
+          try {
+            if (queue.isEmpty()) {
+              LockSupport.parkNanos(this, TimeUnit.MILLISECONDS.toNanos(DEFER_MILLIS));
+            }
+          } finally {
+            deferring = false;
+          }
+        } else if ((next = successes.poll()) != null) {
+          return next;
         }
-      } finally {
-        idle = false;
+      } else {
+        // announce the park before the last look, so an add either is seen here or unparks us
+        idle = true;
+        try {
+          if (queue.isEmpty() && successes.isEmpty()) {
+            LockSupport.park(this);
+          }
+        } finally {
+          idle = false;
+        }
+        deferred = false;
       }
       if (Thread.currentThread().isInterrupted()) {
         return null;
@@ -162,6 +249,9 @@ final class Completions {
   private void drain(List<Outcome> batch, int max) {
     Outcome next;
     while (batch.size() < max && (next = queue.poll()) != null) {
+      batch.add(next);
+    }
+    while (batch.size() < max && (next = successes.poll()) != null) {
       batch.add(next);
     }
   }
@@ -337,7 +427,7 @@ final class Completions {
   private int writeSuccesses(
       Connection c, int attempt, List<Outcome> rows, List<Runnable> afterCommit)
       throws SQLException {
-    String statement = keepDone ? sql.done(rows.size()) : sql.delete(rows.size());
+    String statement = sql.finish(rows.size(), keepDone);
     int written =
         statements.with(
             c,
@@ -351,6 +441,14 @@ final class Completions {
               }
               return ps.executeUpdate();
             });
+    return recorded(rows, written, afterCommit);
+  }
+
+  /**
+   * Counts {@code written} finished rows of {@code rows} toward the next vacuum and queues their
+   * listener calls; returns how many were not written (lease lost).
+   */
+  private int recorded(List<Outcome> rows, int written, List<Runnable> afterCommit) {
     vacuum.finished(written);
     if (settings.listener() != Listeners.NONE) { // no per-message garbage for the default
       afterCommit.add(

@@ -34,6 +34,7 @@ public final class Lane<T> {
   private static final Logger log = LoggerFactory.getLogger(Lane.class);
   private static final Duration MAX_DELAY = Duration.ofDays(365);
   private static final long FIRST_IDLE_WAIT_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
+  private static final long SOON_NANOS = TimeUnit.MILLISECONDS.toNanos(4);
 
   private final DataSource dataSource;
   private final QueueTable<T> table;
@@ -54,6 +55,8 @@ public final class Lane<T> {
   private volatile int running; // written under lock; read without it
   private boolean wakeRequested; // guarded by lock
   private volatile boolean stopping;
+  // the claim loop will claim again soon (not waiting long): it may carry outcomes for the writer
+  private volatile boolean claiming;
   // each element is one delivery: a single row, or a claim's rows for the batchDeliverer
   private final ArrayDeque<List<Claimed<T>>> waiting = new ArrayDeque<>(); // guarded by lock
   private final Set<Thread> deliveries = new HashSet<>(); // guarded by lock
@@ -83,7 +86,8 @@ public final class Lane<T> {
     WriteGate gate = new WriteGate(dialect.singleWriter());
     this.claimer = new Claimer<>(dataSource, sql, table, settings, gate);
     this.completions =
-        new Completions(dataSource, sql, settings, gate, this::runningNow, this::written);
+        new Completions(
+            dataSource, sql, settings, gate, this::runningNow, () -> claiming, this::written);
     // renewal gets its own thread: a long cleanup must never delay it past a lease
     this.leases = new LeaseRenewer(dataSource, sql, settings, held::keySet);
     this.renewer =
@@ -164,6 +168,16 @@ public final class Lane<T> {
   }
 
   private void claimLoop() {
+    claiming = true;
+    try {
+      claimRows();
+    } finally {
+      claiming = false;
+      completions.claimsPaused();
+    }
+  }
+
+  private void claimRows() {
     long errorPauseMillis = 100;
     long pollNanos = settings.pollInterval().toNanos();
     long idleWaitNanos = pollNanos;
@@ -177,18 +191,27 @@ public final class Lane<T> {
         continue;
       }
       List<Claimed<T>> rows;
+      Carried carried = null; // successes this claim records too
       try {
         // in an outage the one row claimed is a probe: the newest not probed yet in this outage,
         // else (every due row failed a probe) the newest again
         List<Long> probed = outage.probeExclusions();
-        List<Claimed<T>> claimed = claim(limit, probed);
+        carried = probed == null ? completions.takeForClaim() : null;
+        List<Claimed<T>> claimed = claim(limit, probed, carried);
+        if (carried != null) {
+          completions.carried(carried);
+          carried = null;
+        }
         if (claimed.isEmpty() && probed != null && !probed.isEmpty()) {
-          claimed = claim(limit, List.of());
+          claimed = claim(limit, List.of(), null);
         }
         rows = claimed;
         outage.claimed(rows);
         errorPauseMillis = 100;
       } catch (SQLException | RuntimeException e) {
+        if (carried != null) {
+          completions.giveBack(carried);
+        }
         log.warn("{} - claim failed, retrying in {} ms: {}", name, errorPauseMillis, e.toString());
         waitForWakeUp(Duration.ofMillis(errorPauseMillis));
         errorPauseMillis =
@@ -209,8 +232,8 @@ public final class Lane<T> {
     }
   }
 
-  private List<Claimed<T>> claim(int limit, List<Long> probe) throws SQLException {
-    List<Claimed<T>> rows = claimer.claim(limit, probe);
+  private List<Claimed<T>> claim(int limit, List<Long> probe, Carried carried) throws SQLException {
+    List<Claimed<T>> rows = claimer.claim(limit, probe, carried);
     for (Claimed<T> row : rows) {
       held.put(row.id(), row);
     }
@@ -587,9 +610,13 @@ public final class Lane<T> {
   }
 
   private void waitForWakeUp(Duration timeout) {
+    long nanos = timeout.toNanos();
+    if (nanos > SOON_NANOS) { // the writer should not wait for a claim this far off
+      claiming = false;
+      completions.claimsPaused();
+    }
     lock.lock();
     try {
-      long nanos = timeout.toNanos();
       while (!wakeRequested && !stopping && nanos > 0) {
         nanos = changed.awaitNanos(nanos);
       }
@@ -598,6 +625,7 @@ public final class Lane<T> {
       Thread.currentThread().interrupt();
     } finally {
       lock.unlock();
+      claiming = !stopping;
     }
   }
 

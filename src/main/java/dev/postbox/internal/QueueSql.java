@@ -32,6 +32,7 @@ final class QueueSql {
   final Dialect dialect;
   final String table;
   private final String returned;
+  private final int batchSize;
 
   /**
    * One-statement claim of up to the batch size. Params: leased_by, lease millis. The batch size is
@@ -60,6 +61,7 @@ final class QueueSql {
     this.table = t.name();
     this.returned = "id, attempts, created_at, " + t.itemColumns();
     this.doneSet = t.doneSet();
+    this.batchSize = batchSize;
     this.claimReturning = claimReturning(OLDEST_DUE_FIRST + batchSize);
     this.claimSelect = claimSelect(OLDEST_DUE_FIRST + batchSize);
     this.fail =
@@ -80,10 +82,27 @@ final class QueueSql {
             table, "id", "state = 1 AND available_at < " + dialect.nowPlusMillis());
   }
 
+  /**
+   * {@link #claimReturning} that first runs {@code finish} in the same statement, or null where the
+   * dialect has no such form (then {@code finish} runs in the claim's transaction). Params:
+   * leased_by, lease millis, then {@code finish}'s.
+   */
+  String claimReturningAfter(String finish) {
+    return dialect.claimReturningAfter(table, due(OLDEST_DUE_FIRST + batchSize), returned, finish);
+  }
+
   private String claimReturning(String order) {
-    String due =
-        "SELECT id FROM " + table + " WHERE " + DUE + dialect.now() + order + dialect.skipLocked();
-    return dialect.claimReturning(table, due, returned);
+    return dialect.claimReturning(table, due(order), returned);
+  }
+
+  private String due(String order) {
+    return "SELECT id FROM "
+        + table
+        + " WHERE "
+        + DUE
+        + dialect.now()
+        + order
+        + dialect.skipLocked();
   }
 
   private String claimSelect(String order) {
@@ -109,26 +128,28 @@ final class QueueSql {
         + ")";
   }
 
+  /** Success: {@link #done} if finished rows are kept, else {@link #delete}. */
+  String finish(int n, boolean keepDone) {
+    return keepDone ? done(n) : delete(n);
+  }
+
   /** Success, deleting. Params: leased_by, attempts, then n ids. */
   String delete(int n) {
-    return "DELETE FROM "
-        + table
-        + " WHERE leased_by = ? AND attempts = ? AND id IN ("
-        + marks(n)
-        + ")";
+    return dialect.changeLeasedRows("DELETE FROM " + table, false, table, n);
   }
 
   /** Success, keeping the row as done. Params: leased_by, attempts, then n ids. */
   String done(int n) {
-    return "UPDATE "
-        + table
-        + " SET state = 1, available_at = "
-        + dialect.now()
-        + ", leased_by = NULL"
-        + doneSet
-        + " WHERE leased_by = ? AND attempts = ? AND id IN ("
-        + marks(n)
-        + ")";
+    return dialect.changeLeasedRows(
+        "UPDATE "
+            + table
+            + " SET state = 1, available_at = "
+            + dialect.now()
+            + ", leased_by = NULL"
+            + doneSet,
+        true,
+        table,
+        n);
   }
 
   /** Lease extension for rows still held. Params: lease millis, leased_by, then n ids. */

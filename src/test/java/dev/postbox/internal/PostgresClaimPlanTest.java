@@ -1,13 +1,17 @@
 package dev.postbox.internal;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.postbox.Database;
 import dev.postbox.internal.dialect.Dialects;
+import dev.postbox.testing.Await;
 import dev.postbox.testing.TestDatabase;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.List;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -17,7 +21,9 @@ import org.junit.jupiter.api.TestInstance;
  * The PostgreSQL claim locks its rows in a MATERIALIZED CTE that runs once, through the claim index
  * (a semi-join could re-run the LIMITed FOR UPDATE subquery and lease more rows than the batch
  * size), and finds them by primary key even in the generic plan that pgjdbc keeps once a statement
- * has run five times on a connection, when that plan was made while the table was empty.
+ * has run five times on a connection, when that plan was made while the table was empty. A claim
+ * that carries finished rows finishes exactly those still leased by its instance, like the DELETE
+ * alone, also when a lease renewal held them meanwhile.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class PostgresClaimPlanTest {
@@ -47,10 +53,13 @@ class PostgresClaimPlanTest {
         100);
   }
 
+  private static final String CLAIM_ARGS = "'someone', 120000";
+
   @Test
   void theGenericPlanFindsTheClaimedRowsByIndexOnAnEmptyTableAndOnABacklog() throws Exception {
     db.resetSchema();
-    assertIndexOnly(genericPlan());
+    String claim = outboxSql().claimReturning;
+    assertIndexOnly(genericPlan(claim, CLAIM_ARGS));
     try (Connection c = db.dataSource().getConnection();
         Statement s = c.createStatement()) {
       s.execute(
@@ -58,7 +67,146 @@ class PostgresClaimPlanTest {
               + " SELECT 'b' || i, 't', '{}' FROM generate_series(1, 50000) i");
       s.execute("ANALYZE postbox_outbox");
     }
-    assertIndexOnly(genericPlan());
+    assertIndexOnly(genericPlan(claim, CLAIM_ARGS));
+  }
+
+  @Test
+  void aFinishWaitingOnALeaseRenewalStillFinishesTheRows() throws Exception {
+    db.resetSchema();
+    QueueSql sql = outboxSql();
+    try (Connection renewal = db.dataSource().getConnection();
+        Connection c = db.dataSource().getConnection();
+        Statement s = c.createStatement()) {
+      s.execute(
+          "INSERT INTO postbox_outbox (id, event_id, topic, payload, leased_by, attempts,"
+              + " available_at) SELECT i, 'e' || i, 't', '{}', 'someone', 1,"
+              + " now() + interval '1 minute' FROM generate_series(1, 4) i");
+      // the lease renewer holds the new versions of rows 1-4 while the finish runs
+      renewal.setAutoCommit(false);
+      try (Statement r = renewal.createStatement()) {
+        r.executeUpdate(
+            "UPDATE postbox_outbox SET available_at = now() + interval '2 minutes'"
+                + " WHERE id <= 4");
+      }
+      var delete =
+          java.util.concurrent.CompletableFuture.supplyAsync(
+              () -> finish(sql.delete(2), List.of("someone", 1, 1L, 2L)));
+      var combined =
+          java.util.concurrent.CompletableFuture.supplyAsync(
+              () ->
+                  finish(
+                      sql.claimReturningAfter(sql.delete(2)),
+                      List.of("someone", 120000L, "someone", 1, 3L, 4L)));
+      Await.until(
+          java.time.Duration.ofSeconds(10),
+          "both finishes waiting on the renewal's row locks",
+          () -> waitingOnLocks() == 2);
+      renewal.commit();
+      assertEquals(2, delete.get(), "rows the DELETE finished");
+      assertEquals(2, combined.get(), "rows the claim's finish finished");
+      assertEquals(0, count(s, "SELECT COUNT(*) FROM postbox_outbox"));
+    }
+  }
+
+  /** Runs a finish (alone or in a claim) with {@code args}; returns the rows it finished. */
+  private int finish(String statement, List<Object> args) {
+    try (Connection c = db.dataSource().getConnection();
+        var ps = c.prepareStatement(statement)) {
+      for (int i = 0; i < args.size(); i++) {
+        ps.setObject(i + 1, args.get(i));
+      }
+      if (!statement.startsWith("WITH")) {
+        return ps.executeUpdate();
+      }
+      try (ResultSet rs = ps.executeQuery()) {
+        int finished = -1;
+        while (rs.next()) {
+          finished = rs.getInt("finished$rows");
+        }
+        return finished;
+      }
+    } catch (java.sql.SQLException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  private long waitingOnLocks() {
+    try (Connection c = db.dataSource().getConnection();
+        Statement s = c.createStatement()) {
+      return count(
+          s,
+          "SELECT COUNT(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock'"
+              + " AND datname = current_database()");
+    } catch (java.sql.SQLException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  private static long count(Statement s, String query) throws java.sql.SQLException {
+    try (ResultSet rs = s.executeQuery(query)) {
+      rs.next();
+      return rs.getLong(1);
+    }
+  }
+
+  @Test
+  void aClaimCarryingFinishedRowsDeletesOnlyThoseStillLeasedAndCountsThem() throws Exception {
+    db.resetSchema();
+    QueueSql sql = outboxSql();
+    try (Connection c = db.dataSource().getConnection();
+        Statement s = c.createStatement()) {
+      // ids 1-3 leased by 'someone' at attempt 1, id 4 by another instance, ids 5-6 due
+      s.execute(
+          "INSERT INTO postbox_outbox (id, event_id, topic, payload, leased_by, attempts,"
+              + " available_at) SELECT i, 'e' || i, 't', '{}', CASE WHEN i <= 3 THEN 'someone'"
+              + " WHEN i = 4 THEN 'other' END, CASE WHEN i <= 4 THEN 1 ELSE 0 END,"
+              + " CASE WHEN i <= 4 THEN now() + interval '1 minute' ELSE now() END"
+              + " FROM generate_series(1, 6) i");
+      String combined = sql.claimReturningAfter(sql.delete(4));
+      List<Long> claimed = new ArrayList<>();
+      int finished = -1;
+      try (var ps = c.prepareStatement(combined)) {
+        Object[] args = {"someone", 120000L, "someone", 1, 1L, 2L, 4L, 99L};
+        for (int i = 0; i < args.length; i++) {
+          ps.setObject(i + 1, args[i]);
+        }
+        try (ResultSet rs = ps.executeQuery()) {
+          while (rs.next()) {
+            finished = rs.getInt("finished$rows");
+            long id = rs.getLong("id");
+            if (!rs.wasNull()) {
+              claimed.add(id);
+            }
+          }
+        }
+      }
+      assertEquals(2, finished); // 1 and 2; 4 is not ours
+      assertEquals(List.of(5L, 6L), claimed.stream().sorted().toList());
+      try (ResultSet rs = s.executeQuery("SELECT id FROM postbox_outbox ORDER BY id")) {
+        List<Long> left = new ArrayList<>();
+        while (rs.next()) {
+          left.add(rs.getLong(1));
+        }
+        assertEquals(List.of(3L, 4L, 5L, 6L), left);
+      }
+      // nothing due: one row that only carries the count
+      try (var ps = c.prepareStatement(combined)) {
+        Object[] args = {"someone", 120000L, "someone", 1, 3L, 3L, 3L, 3L};
+        for (int i = 0; i < args.length; i++) {
+          ps.setObject(i + 1, args[i]);
+        }
+        int rows = 0;
+        try (ResultSet rs = ps.executeQuery()) {
+          while (rs.next()) {
+            rows++;
+            assertEquals(1, rs.getInt("finished$rows"));
+            rs.getLong("id");
+            assertTrue(rs.wasNull());
+          }
+        }
+        assertEquals(1, rows);
+      }
+    }
   }
 
   private static void assertIndexOnly(String plan) {
@@ -67,12 +215,14 @@ class PostgresClaimPlanTest {
     assertTrue(plan.contains("postbox_outbox_claim"), plan);
   }
 
-  /** The plan PostgreSQL keeps once pgjdbc has server-prepared the claim and chosen generic. */
-  private String genericPlan() throws Exception {
-    String claim = outboxSql().claimReturning;
+  /**
+   * The plan PostgreSQL keeps for {@code sql} once pgjdbc has server-prepared it and PostgreSQL
+   * chose a generic plan; {@code args} are the EXECUTE arguments.
+   */
+  private String genericPlan(String sql, String args) throws Exception {
     StringBuilder numbered = new StringBuilder();
     int n = 0;
-    for (char ch : claim.toCharArray()) {
+    for (char ch : sql.toCharArray()) {
       if (ch == '?') {
         numbered.append('$').append(++n);
       } else {
@@ -84,7 +234,7 @@ class PostgresClaimPlanTest {
         Statement s = c.createStatement()) {
       s.execute("SET plan_cache_mode = force_generic_plan");
       s.execute("PREPARE claim_generic AS " + numbered);
-      try (ResultSet rs = s.executeQuery("EXPLAIN EXECUTE claim_generic('someone', 120000)")) {
+      try (ResultSet rs = s.executeQuery("EXPLAIN EXECUTE claim_generic(" + args + ")")) {
         while (rs.next()) {
           plan.append(rs.getString(1)).append('\n');
         }

@@ -48,6 +48,33 @@ public interface Dialect {
   }
 
   /**
+   * {@code change} ({@code DELETE FROM table} or {@code UPDATE table SET …}) of the {@code n} rows
+   * whose ids are bound, fenced: only rows still leased by this instance with this attempt number.
+   * Params: leased_by, attempts, then the n ids.
+   */
+  default String changeLeasedRows(String change, boolean update, String table, int n) {
+    StringBuilder s = new StringBuilder(change).append(" WHERE leased_by = ? AND attempts = ?");
+    s.append(" AND id IN (");
+    for (int i = 0; i < n; i++) {
+      s.append(i == 0 ? "?" : ", ?");
+    }
+    return s.append(')').toString();
+  }
+
+  /**
+   * {@link #claimReturning} that first runs {@code finish} (a fenced DELETE or UPDATE of rows
+   * delivered since the last claim) in the same statement, so one round trip and one commit do
+   * both; null where the claim runs in a transaction that can hold {@code finish} as its own
+   * statement. Parameters: the claim's two, then {@code finish}'s. Every row returned has a column
+   * {@code finished$rows}, the rows {@code finish} changed; when nothing was claimed it is one row
+   * whose {@code id} is NULL.
+   */
+  default String claimReturningAfter(
+      String table, String dueSelect, String returned, String finish) {
+    return null;
+  }
+
+  /**
    * A statement that removes dead rows and index entries of {@code table} outside any transaction,
    * or null where the database needs none.
    */

@@ -49,11 +49,37 @@ final class PostgresDialect implements Dialect {
     // for the connection's life, scanning every dead row of a grown table on each claim. The
     // lease CTE only keeps the parameters in the order of the other dialects' claim. The CTE names
     // hold a '$', which no validated table name can, so they never shadow or clash with the table.
-    return "WITH claim$lease (lease_owner, lease_millis) AS"
-        + " (SELECT CAST(? AS VARCHAR), CAST(? AS BIGINT)),"
+    return LEASE
         + " claim$due (due_id) AS MATERIALIZED ("
         + dueSelect
-        + ") UPDATE "
+        + ") "
+        + lease(table, returned);
+  }
+
+  @Override
+  public String claimReturningAfter(
+      String table, String dueSelect, String returned, String finish) {
+    // Rows finished here are leased by this instance, so they are not due and the claim cannot
+    // pick them (should a lease have run out meanwhile, the claim skips the row that this very
+    // statement deletes, and the fenced finish counts it as lost). The count comes from a LEFT
+    // JOIN so that it arrives even when nothing is claimed.
+    return LEASE
+        + " claim$finished AS ("
+        + finish
+        + " RETURNING 1), claim$due (due_id) AS MATERIALIZED ("
+        + dueSelect
+        + "), claim$claimed AS ("
+        + lease(table, returned)
+        + ") SELECT claim$claimed.*, claim$count.finished$rows FROM (SELECT COUNT(*) AS"
+        + " finished$rows FROM claim$finished) claim$count LEFT JOIN claim$claimed ON TRUE";
+  }
+
+  private static final String LEASE =
+      "WITH claim$lease (lease_owner, lease_millis) AS"
+          + " (SELECT CAST(? AS VARCHAR), CAST(? AS BIGINT)),";
+
+  private static String lease(String table, String returned) {
+    return "UPDATE "
         + table
         + " SET leased_by = claim$lease.lease_owner, attempts = attempts + 1, available_at ="
         + " statement_timestamp() + claim$lease.lease_millis * interval '1 millisecond'"

@@ -1,0 +1,82 @@
+package dev.postbox.testing;
+
+import java.lang.reflect.InvocationHandler;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Proxy;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.util.concurrent.atomic.AtomicInteger;
+import javax.sql.DataSource;
+
+/**
+ * A DataSource that fails the first {@code n} claims which carry finished rows: on PostgreSQL the
+ * claim statement that holds the finishing DELETE, elsewhere the claim statement prepared after a
+ * finishing DELETE on the same borrowed connection. The failure is not transient, so the claim loop
+ * gives up on it at once. Reports as no wrapper, so nothing reaches the real connection around it.
+ */
+public final class CarryingClaimFailure {
+  private final DataSource target;
+  private final AtomicInteger left;
+  private final AtomicInteger injected = new AtomicInteger();
+
+  public CarryingClaimFailure(DataSource target, int n) {
+    this.target = target;
+    this.left = new AtomicInteger(n);
+  }
+
+  /** How many claims were failed so far. */
+  public int injected() {
+    return injected.get();
+  }
+
+  public DataSource dataSource() {
+    return (DataSource)
+        Proxy.newProxyInstance(
+            getClass().getClassLoader(),
+            new Class<?>[] {DataSource.class},
+            (proxy, method, args) -> {
+              Object result = invoke(target, method, args);
+              return result instanceof Connection c ? connection(c) : result;
+            });
+  }
+
+  private Connection connection(Connection real) {
+    boolean[] finished = {false};
+    InvocationHandler handler =
+        (proxy, method, args) -> {
+          switch (method.getName()) {
+            case "isWrapperFor":
+              return false;
+            case "prepareStatement":
+              String sql = (String) args[0];
+              if (sql.startsWith("DELETE FROM postbox_outbox")) {
+                finished[0] = true;
+              }
+              boolean claim = sql.contains("ORDER BY available_at, id LIMIT");
+              if (claim
+                  && (finished[0] || sql.contains("claim$finished"))
+                  && left.getAndDecrement() > 0) {
+                injected.incrementAndGet();
+                throw new SQLException(
+                    "injected failure of a claim carrying finished rows", "XX000");
+              }
+              break;
+            default:
+              break;
+          }
+          return invoke(real, method, args);
+        };
+    return (Connection)
+        Proxy.newProxyInstance(
+            getClass().getClassLoader(), new Class<?>[] {Connection.class}, handler);
+  }
+
+  private static Object invoke(Object target, java.lang.reflect.Method method, Object[] args)
+      throws Throwable {
+    try {
+      return method.invoke(target, args);
+    } catch (InvocationTargetException e) {
+      throw e.getCause();
+    }
+  }
+}
