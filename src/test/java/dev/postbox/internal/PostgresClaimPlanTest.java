@@ -88,15 +88,18 @@ class PostgresClaimPlanTest {
             "UPDATE postbox_outbox SET available_at = now() + interval '2 minutes'"
                 + " WHERE id <= 4");
       }
+      // a thread each: the common pool may run one task at a time on a small machine
+      var threads = java.util.concurrent.Executors.newFixedThreadPool(2);
       var delete =
           java.util.concurrent.CompletableFuture.supplyAsync(
-              () -> finish(sql.delete(2), List.of("someone", 1, 1L, 2L)));
+              () -> finish(sql.delete(2), List.of("someone", 1, 1L, 2L)), threads);
       var combined =
           java.util.concurrent.CompletableFuture.supplyAsync(
               () ->
                   finish(
                       sql.claimReturningAfter(sql.delete(2)),
-                      List.of("someone", 120000L, "someone", 1, 3L, 4L)));
+                      List.of("someone", 120000L, "someone", 1, 3L, 4L)),
+              threads);
       Await.until(
           java.time.Duration.ofSeconds(10),
           "both finishes waiting on the renewal's row locks",
@@ -105,6 +108,7 @@ class PostgresClaimPlanTest {
       assertEquals(2, delete.get(), "rows the DELETE finished");
       assertEquals(2, combined.get(), "rows the claim's finish finished");
       assertEquals(0, count(s, "SELECT COUNT(*) FROM postbox_outbox"));
+      threads.shutdown();
     }
   }
 
