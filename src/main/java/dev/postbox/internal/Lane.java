@@ -51,7 +51,9 @@ public final class Lane<T> {
   private final String name;
 
   private final ReentrantLock lock = new ReentrantLock();
-  private final Condition changed = lock.newCondition();
+  // two conditions: a delivery ending must not wake a claim loop that waits for new rows
+  private final Condition slotFreed = lock.newCondition();
+  private final Condition woken = lock.newCondition();
   private volatile int running; // written under lock; read without it
   private boolean wakeRequested; // guarded by lock
   private volatile boolean stopping;
@@ -131,7 +133,7 @@ public final class Lane<T> {
     lock.lock();
     try {
       wakeRequested = true;
-      changed.signalAll();
+      woken.signal();
     } finally {
       lock.unlock();
     }
@@ -144,7 +146,13 @@ public final class Lane<T> {
    */
   public void close() throws InterruptedException {
     stopping = true;
-    wakeUp();
+    lock.lock();
+    try {
+      woken.signalAll();
+      slotFreed.signalAll();
+    } finally {
+      lock.unlock();
+    }
     if (loop != null) {
       loop.join();
     }
@@ -476,7 +484,7 @@ public final class Lane<T> {
       } else {
         running--;
         idle = running == 0;
-        changed.signalAll();
+        slotFreed.signalAll();
       }
     } finally {
       lock.unlock();
@@ -503,7 +511,7 @@ public final class Lane<T> {
       try {
         deliveries.remove(thread);
         running--;
-        changed.signalAll();
+        slotFreed.signalAll();
       } finally {
         lock.unlock();
       }
@@ -601,7 +609,7 @@ public final class Lane<T> {
     lock.lock();
     try {
       while ((running >= settings.concurrency() || !waiting.isEmpty()) && !stopping) {
-        changed.awaitUninterruptibly();
+        slotFreed.awaitUninterruptibly();
       }
       return !stopping;
     } finally {
@@ -618,7 +626,7 @@ public final class Lane<T> {
     lock.lock();
     try {
       while (!wakeRequested && !stopping && nanos > 0) {
-        nanos = changed.awaitNanos(nanos);
+        nanos = woken.awaitNanos(nanos);
       }
       wakeRequested = false;
     } catch (InterruptedException e) {
@@ -637,7 +645,7 @@ public final class Lane<T> {
         if (left <= 0) {
           return false;
         }
-        changed.awaitNanos(left);
+        slotFreed.awaitNanos(left);
       }
       return true;
     } finally {
