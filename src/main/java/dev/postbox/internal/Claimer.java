@@ -12,7 +12,8 @@ import javax.sql.DataSource;
 
 /**
  * Claims due rows in one short transaction: one UPDATE … RETURNING where the database has it, else
- * a locking SELECT that skips held rows plus an UPDATE by primary key. Each claimed row gets {@code
+ * a read of due ids without locks, then a locking SELECT of those ids that skips held rows plus an
+ * UPDATE by primary key (no transaction at all when nothing is due). Each claimed row gets {@code
  * leased_by}, {@code attempts + 1} and {@code available_at = now + lease}, all by the database
  * clock. Deadlocks and busy errors are retried.
  */
@@ -72,10 +73,25 @@ final class Claimer<T> {
           return gate.through(
               () -> {
                 try (Connection c = dataSource.getConnection()) {
+                  if (!c.getAutoCommit()) {
+                    c.setAutoCommit(true); // a pool may hand out either; start from a known state
+                  }
+                  List<Long> candidates =
+                      sql.dialect.claimsWithUpdateReturning() ? null : candidates(c, limit, probe);
+                  if (candidates != null && candidates.isEmpty()) {
+                    // nothing due: no transaction, and the finish is one atomic statement
+                    if (finish != null) {
+                      carried.written =
+                          statements.with(
+                              c, finish, ps -> bindFinish(ps, 1, carried).executeUpdate());
+                    }
+                    return null;
+                  }
                   inTransaction(
                       c,
                       finish != null && combined == null,
-                      () -> claimOnce(c, limit, probe, rows, carried, finish, combined));
+                      () ->
+                          claimOnce(c, limit, probe, candidates, rows, carried, finish, combined));
                 }
                 return null;
               });
@@ -91,9 +107,6 @@ final class Claimer<T> {
   /** Runs {@code work} in one transaction; {@code twoStatements}: even where a claim needs none. */
   private void inTransaction(Connection c, boolean twoStatements, Work work) throws SQLException {
     Dialect dialect = sql.dialect;
-    if (!c.getAutoCommit()) {
-      c.setAutoCommit(true); // a pool may hand out connections either way; start from a known state
-    }
     boolean explicit = !begin.isEmpty();
     boolean jdbc = !explicit && (!dialect.claimsWithUpdateReturning() || twoStatements);
     try (Statement s = c.createStatement()) {
@@ -133,6 +146,7 @@ final class Claimer<T> {
       Connection c,
       int limit,
       List<Long> probe,
+      List<Long> candidates,
       List<Claimed<T>> rows,
       Carried carried,
       String finish,
@@ -165,10 +179,8 @@ final class Claimer<T> {
       return;
     }
     try (PreparedStatement ps =
-        c.prepareStatement(probe != null ? sql.probeSelect(probe.size()) : sql.claimSelect)) {
-      if (probe != null) {
-        ps.setInt(bind(ps, 1, probe), limit);
-      }
+        c.prepareStatement(sql.lockCandidates(candidates.size(), probe != null))) {
+      ps.setInt(bind(ps, 1, candidates), limit);
       try (ResultSet rs = ps.executeQuery()) {
         read(rs, 1, rows, null); // the SELECT sees attempts before the UPDATE adds one
       }
@@ -185,6 +197,27 @@ final class Claimer<T> {
       }
       ps.executeUpdate();
     }
+  }
+
+  /**
+   * The first step of a two-step claim, in auto-commit: ids of due rows, read without locks, so
+   * that a claimer stalled mid-claim holds no row but those it is claiming.
+   */
+  private List<Long> candidates(Connection c, int limit, List<Long> probe) throws SQLException {
+    List<Long> ids = new ArrayList<>();
+    try (PreparedStatement ps =
+        c.prepareStatement(
+            probe != null ? sql.probeCandidates(probe.size()) : sql.claimCandidates)) {
+      if (probe != null) {
+        ps.setInt(bind(ps, 1, probe), limit);
+      }
+      try (ResultSet rs = ps.executeQuery()) {
+        while (rs.next()) {
+          ids.add(rs.getLong(1));
+        }
+      }
+    }
+    return ids;
   }
 
   /** Binds {@code ids} (if any) from parameter {@code p}; returns the next parameter's index. */

@@ -20,9 +20,9 @@ final class QueueSql {
     return claimReturning(notIn(excluded) + NEWEST_FIRST);
   }
 
-  /** {@link #claimSelect} for an outage probe. Params: the excluded ids, limit. */
-  String probeSelect(int excluded) {
-    return claimSelect(notIn(excluded) + NEWEST_FIRST);
+  /** {@link #claimCandidates} for an outage probe. Params: the excluded ids, limit. */
+  String probeCandidates(int excluded) {
+    return candidates(notIn(excluded) + NEWEST_FIRST);
   }
 
   private static String notIn(int n) {
@@ -42,8 +42,12 @@ final class QueueSql {
    */
   final String claimReturning;
 
-  /** Locking SELECT of a two-step claim of up to the batch size. No params. */
-  final String claimSelect;
+  /**
+   * First step of a two-step claim: the ids of up to twice the batch size of due rows, oldest due
+   * first, read without locks. Twice, so that a claimer that reads the rows another one is locking
+   * still finds a batch behind them. No params.
+   */
+  final String claimCandidates;
 
   /** Failure. Params: state, attempts, delay millis, last_error, id, leased_by, attempts. */
   final String fail;
@@ -63,7 +67,7 @@ final class QueueSql {
     this.doneSet = t.doneSet();
     this.batchSize = batchSize;
     this.claimReturning = claimReturning(OLDEST_DUE_FIRST + batchSize);
-    this.claimSelect = claimSelect(OLDEST_DUE_FIRST + batchSize);
+    this.claimCandidates = candidates(OLDEST_DUE_FIRST + 2 * batchSize);
     this.fail =
         "UPDATE "
             + table
@@ -105,19 +109,33 @@ final class QueueSql {
         + dialect.skipLocked();
   }
 
-  private String claimSelect(String order) {
+  private String candidates(String order) {
+    return "SELECT id FROM " + table + " WHERE " + DUE + dialect.now() + order;
+  }
+
+  /**
+   * Second step of a two-step claim: locks those of {@code n} candidate ids that are still due,
+   * skipping rows other claimers hold, looked up by primary key so that no other row is locked; up
+   * to a limit, in id order ({@code newestFirst}: descending). Params: the n ids, then the limit.
+   */
+  String lockCandidates(int n, boolean newestFirst) {
     return "SELECT "
         + returned
         + " FROM "
         + table
-        + " WHERE "
+        + dialect.primaryKeyHint()
+        + " WHERE id IN ("
+        + marks(n)
+        + ") AND "
         + DUE
         + dialect.now()
-        + order
+        + " ORDER BY id"
+        + (newestFirst ? " DESC" : "")
+        + " LIMIT ?"
         + dialect.skipLocked();
   }
 
-  /** Second step of a two-step claim. Params: leased_by, lease millis, then n ids. */
+  /** Third step of a two-step claim. Params: leased_by, lease millis, then n ids. */
   String claimUpdate(int n) {
     return "UPDATE "
         + table

@@ -19,8 +19,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 
 /**
- * InnoDB locks every row a locking read scans: the claim must be served by the claim index alone,
- * with no filesort, or one claimer locks the whole range. Proven with EXPLAIN on MariaDB.
+ * InnoDB locks every row a locking read scans: the claim's unlocked read of due ids must be served
+ * by the claim index alone, with no filesort, and its locking step by primary key lookups of those
+ * ids only, or one claimer locks the whole range. Proven with EXPLAIN on MariaDB.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class MariaDbClaimPlanTest {
@@ -69,6 +70,19 @@ class MariaDbClaimPlanTest {
     }
   }
 
+  /** The first row of {@code explain}'s plan, column by column; fails if it has more steps. */
+  private static Map<String, String> plan(Statement s, String explain) throws Exception {
+    try (ResultSet rs = s.executeQuery(explain)) {
+      rs.next();
+      Map<String, String> plan = new LinkedHashMap<>();
+      for (int i = 1; i <= rs.getMetaData().getColumnCount(); i++) {
+        plan.put(rs.getMetaData().getColumnLabel(i), String.valueOf(rs.getString(i)));
+      }
+      assertFalse(rs.next(), "one table, one step: " + plan);
+      return plan;
+    }
+  }
+
   private void assertServedByIndex(String table, String columns, String index) throws Exception {
     QueueSql sql =
         new QueueSql(
@@ -78,21 +92,20 @@ class MariaDbClaimPlanTest {
     try (Connection c = db.dataSource().getConnection();
         Statement s = c.createStatement()) {
       s.execute("ANALYZE TABLE " + table);
-      String explained = "EXPLAIN " + sql.claimSelect;
-      try (ResultSet rs = s.executeQuery(explained)) {
-        rs.next();
-        Map<String, String> plan = new LinkedHashMap<>();
-        for (int i = 1; i <= rs.getMetaData().getColumnCount(); i++) {
-          plan.put(rs.getMetaData().getColumnLabel(i), rs.getString(i));
-        }
-        assertEquals(index, plan.get("key"), "plan: " + plan);
-        // ref on state = 0 walked in (available_at, id) order, available_at checked in the index
-        // (index condition pushdown) before any row is locked; LIMIT stops the walk
-        assertTrue(Set.of("ref", "range").contains(plan.get("type")), "plan: " + plan);
-        String extra = String.valueOf(plan.get("Extra"));
-        assertFalse(extra.contains("filesort"), "plan: " + plan);
-        assertFalse(rs.next(), "one table, one step");
-      }
+      Map<String, String> plan = plan(s, "EXPLAIN " + sql.claimCandidates);
+      assertEquals(index, plan.get("key"), "candidates plan: " + plan);
+      // ref on state = 0 walked in (available_at, id) order, available_at checked in the index; the
+      // index covers the ids, so no row is read, and LIMIT stops the walk
+      assertTrue(Set.of("ref", "range").contains(plan.get("type")), "candidates plan: " + plan);
+      assertTrue(plan.get("Extra").contains("Using index"), "candidates plan: " + plan);
+      assertFalse(plan.get("Extra").contains("filesort"), "candidates plan: " + plan);
+      // the locking step looks up only the candidates, by primary key, in its order
+      String lock =
+          sql.lockCandidates(3, false).replaceFirst("\\?, \\?, \\?", "1, 2, 3").replace("?", "3");
+      plan = plan(s, "EXPLAIN " + lock);
+      assertEquals("PRIMARY", plan.get("key"), "lock plan: " + plan);
+      assertEquals("range", plan.get("type"), "lock plan: " + plan);
+      assertFalse(plan.get("Extra").contains("filesort"), "lock plan: " + plan);
       // the cleanup's bounded DELETE walks the same index
       String cleanup =
           "EXPLAIN " + sql.cleanup.replaceFirst("\\?", "-1000").replace("LIMIT ?", "LIMIT 1000");

@@ -25,8 +25,11 @@ public interface Dialect {
 
   /**
    * True if one {@code UPDATE … RETURNING …} of the rows a locking subquery selects ({@link
-   * #claimReturning}) claims them; false if the claim is a locking SELECT followed by an UPDATE in
-   * the same transaction.
+   * #claimReturning}) claims them; false if the claim reads due ids without locks, then locks them
+   * by primary key with a SELECT and updates them in one transaction. (A locking SELECT over the
+   * due range would do in one step less, but InnoDB also locks the first row past the range, even
+   * at READ COMMITTED, and a claimer stalled before its COMMIT would keep the next row to come due
+   * from every other claimer.)
    */
   boolean claimsWithUpdateReturning();
 
@@ -89,6 +92,14 @@ public interface Dialect {
 
   /** Appended to the claim's inner SELECT to skip rows other claimers hold; empty if not needed. */
   String skipLocked();
+
+  /**
+   * Appended to a table name so that a lookup by {@code id IN (…)} uses the primary key and locks
+   * nothing else, whatever the statistics say; empty if the database needs no hint.
+   */
+  default String primaryKeyHint() {
+    return "";
+  }
 
   /**
    * Statements that open the claim transaction on a connection in auto-commit mode, ended by a

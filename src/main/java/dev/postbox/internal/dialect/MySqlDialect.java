@@ -9,9 +9,10 @@ import java.time.ZoneOffset;
 import java.util.List;
 
 /**
- * MySQL 8 / MariaDB 10.6+: no UPDATE … RETURNING and no LIMIT in an IN subquery, so the claim is a
- * SELECT … FOR UPDATE SKIP LOCKED plus an UPDATE by primary key, at READ COMMITTED (no gap locks).
- * DATETIME(6) columns hold UTC from {@code UTC_TIMESTAMP(6)}.
+ * MySQL 8 / MariaDB 10.6+: no UPDATE … RETURNING and no LIMIT in an IN subquery, so the claim reads
+ * due ids without locks, then locks them by primary key with SELECT … FOR UPDATE SKIP LOCKED and
+ * updates them, at READ COMMITTED (no gap locks). DATETIME(6) columns hold UTC from {@code
+ * UTC_TIMESTAMP(6)}.
  */
 final class MySqlDialect implements Dialect {
 
@@ -44,6 +45,11 @@ final class MySqlDialect implements Dialect {
   @Override
   public String skipLocked() {
     return " FOR UPDATE SKIP LOCKED";
+  }
+
+  @Override
+  public String primaryKeyHint() {
+    return " FORCE INDEX (PRIMARY)";
   }
 
   @Override

@@ -1,0 +1,241 @@
+package dev.postbox.internal;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.postbox.Backoff;
+import dev.postbox.Database;
+import dev.postbox.Listener;
+import dev.postbox.internal.dialect.Dialects;
+import dev.postbox.testing.Await;
+import dev.postbox.testing.TestDatabase;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Proxy;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import javax.sql.DataSource;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+
+/**
+ * A claimer that stalls between its claim's statements and its COMMIT (a GC pause, a frozen
+ * process, a network partition) holds its locks until it resumes or the server drops it. On MariaDB
+ * it must hold only the rows it is claiming: a locking scan of the due range would also lock the
+ * first row past it, the next one to come due, and keep it from every other claimer.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class MariaDbStalledClaimTest {
+  private TestDatabase db;
+  private final ExecutorService executor = Executors.newCachedThreadPool();
+
+  @BeforeAll
+  void open() {
+    db = TestDatabase.mariadb();
+  }
+
+  @BeforeEach
+  void reset() {
+    db.resetSchema();
+  }
+
+  @AfterAll
+  void close() {
+    executor.shutdownNow();
+    db.close();
+  }
+
+  @Test
+  void aClaimerStalledBeforeItsCommitHoldsOnlyTheRowsItClaims() throws Exception {
+    long due = insert(0);
+    long later = insert(1500);
+    StallingDataSource stalling = new StallingDataSource(db.dataSource());
+    Claimer<Long> a = claimer(stalling.dataSource, "a");
+    Claimer<Long> b = claimer(db.dataSource(), "b");
+
+    Future<List<Long>> claimedByA = executor.submit(() -> ids(a.claim(10, null)));
+    assertTrue(stalling.stalled.await(10, TimeUnit.SECONDS), "a reached its COMMIT");
+    try {
+      List<Long> claimedByB = new ArrayList<>();
+      Await.until(
+          Duration.ofSeconds(15),
+          "b claims the row that came due while a is stalled",
+          () -> {
+            claimedByB.addAll(ids(claimQuietly(b)));
+            return !claimedByB.isEmpty();
+          });
+      assertEquals(List.of(later), claimedByB, "b got the row a is claiming, or not the later one");
+      assertFalse(claimedByA.isDone(), "a is still stalled");
+    } finally {
+      stalling.release.countDown();
+    }
+    assertEquals(List.of(due), claimedByA.get(10, TimeUnit.SECONDS));
+    assertEquals("a", leasedBy(due));
+    assertEquals("b", leasedBy(later));
+  }
+
+  @Test
+  void aClaimThatFindsNothingDueOpensNoTransaction() throws Exception {
+    insert(60_000);
+    StallingDataSource recording = new StallingDataSource(db.dataSource());
+    recording.release.countDown();
+
+    assertEquals(List.of(), claimer(recording.dataSource, "a").claim(10, null));
+    assertEquals(1, recording.executed.size(), "one statement: " + recording.executed);
+    assertFalse(recording.executed.get(0).contains("FOR UPDATE"), recording.executed.toString());
+  }
+
+  private Claimer<Long> claimer(DataSource dataSource, String instance) {
+    LaneSettings settings =
+        new LaneSettings(
+            instance,
+            10,
+            4,
+            Duration.ofMillis(100),
+            Duration.ofSeconds(60),
+            5,
+            Backoff.fixed(Duration.ofSeconds(1)),
+            Duration.ZERO,
+            Duration.ofMinutes(1),
+            0,
+            false,
+            Duration.ofSeconds(5),
+            new Listener() {});
+    QueueTable<Long> table =
+        new QueueTable<>(
+            "postbox_outbox",
+            "event_id, topic",
+            "event_id",
+            "topic",
+            "",
+            (rs, dialect, id, attempt) ->
+                new Claimed<>(id, attempt, 0, rs.getString("event_id"), "t", id));
+    return new Claimer<>(
+        dataSource,
+        new QueueSql(Dialects.of(Database.MYSQL), table, settings.batchSize()),
+        table,
+        settings,
+        new WriteGate(false));
+  }
+
+  private static List<Long> ids(List<Claimed<Long>> rows) {
+    return rows.stream().map(Claimed::id).toList();
+  }
+
+  private static List<Claimed<Long>> claimQuietly(Claimer<Long> claimer) {
+    try {
+      return claimer.claim(10, null);
+    } catch (SQLException e) {
+      throw new AssertionError(e);
+    }
+  }
+
+  /** Inserts one outbox row due in {@code dueInMillis}; returns its id. */
+  private long insert(long dueInMillis) throws SQLException {
+    try (Connection c = db.dataSource().getConnection();
+        var ps =
+            c.prepareStatement(
+                "INSERT INTO postbox_outbox (event_id, topic, payload, available_at, created_at)"
+                    + " VALUES (UUID(), 't', '{}',"
+                    + " TIMESTAMPADD(MICROSECOND, ? * 1000, UTC_TIMESTAMP(6)), UTC_TIMESTAMP(6))",
+                Statement.RETURN_GENERATED_KEYS)) {
+      ps.setLong(1, dueInMillis);
+      ps.executeUpdate();
+      try (var keys = ps.getGeneratedKeys()) {
+        keys.next();
+        return keys.getLong(1);
+      }
+    }
+  }
+
+  private String leasedBy(long id) throws SQLException {
+    try (Connection c = db.dataSource().getConnection();
+        var ps = c.prepareStatement("SELECT leased_by FROM postbox_outbox WHERE id = ?")) {
+      ps.setLong(1, id);
+      try (var rs = ps.executeQuery()) {
+        rs.next();
+        return rs.getString(1);
+      }
+    }
+  }
+
+  /**
+   * Wraps a data source: records the SQL its connections run and holds every COMMIT (statement or
+   * JDBC call) until {@link #release}, counting {@link #stalled} down when one arrives.
+   */
+  private static final class StallingDataSource {
+    final CountDownLatch stalled = new CountDownLatch(1);
+    final CountDownLatch release = new CountDownLatch(1);
+    final List<String> executed = new CopyOnWriteArrayList<>();
+    final DataSource dataSource;
+
+    StallingDataSource(DataSource target) {
+      dataSource =
+          proxy(
+              DataSource.class,
+              target,
+              (method, args, result) ->
+                  method.equals("getConnection") ? connection((Connection) result) : result);
+    }
+
+    private Connection connection(Connection target) {
+      return proxy(
+          Connection.class,
+          target,
+          (method, args, result) -> {
+            if (method.startsWith("prepare")) {
+              executed.add((String) args[0]);
+            }
+            return method.equals("createStatement") ? statement((Statement) result) : result;
+          });
+    }
+
+    private Statement statement(Statement target) {
+      return proxy(Statement.class, target, (method, args, result) -> result);
+    }
+
+    private interface After {
+      Object apply(String method, Object[] args, Object result) throws Exception;
+    }
+
+    private <T> T proxy(Class<T> type, T target, After after) {
+      return type.cast(
+          Proxy.newProxyInstance(
+              type.getClassLoader(),
+              new Class<?>[] {type},
+              (p, method, args) -> {
+                String name = method.getName();
+                boolean commit =
+                    name.equals("commit")
+                        || (name.startsWith("execute")
+                            && args != null
+                            && "COMMIT".equalsIgnoreCase(String.valueOf(args[0])));
+                if (name.startsWith("execute") && args != null && args[0] instanceof String sql) {
+                  executed.add(sql);
+                }
+                if (commit) {
+                  stalled.countDown();
+                  release.await();
+                }
+                try {
+                  return after.apply(name, args, method.invoke(target, args));
+                } catch (InvocationTargetException e) {
+                  throw e.getCause();
+                }
+              }));
+    }
+  }
+}
