@@ -88,14 +88,32 @@ class MariaDbStalledClaimTest {
   }
 
   @Test
-  void aClaimThatFindsNothingDueOpensNoTransaction() throws Exception {
-    insert(60_000);
-    StallingDataSource recording = new StallingDataSource(db.dataSource());
-    recording.release.countDown();
+  void aClaimerStalledAfterFindingNothingDueLocksNothing() throws Exception {
+    long later = insert(1500);
+    StallingDataSource stalling = new StallingDataSource(db.dataSource());
+    Claimer<Long> a = claimer(stalling.dataSource, "a");
+    Claimer<Long> b = claimer(db.dataSource(), "b");
 
-    assertEquals(List.of(), claimer(recording.dataSource, "a").claim(10, null));
-    assertEquals(1, recording.executed.size(), "one statement: " + recording.executed);
-    assertFalse(recording.executed.get(0).contains("FOR UPDATE"), recording.executed.toString());
+    Future<List<Long>> claimedByA = executor.submit(() -> ids(a.claim(10, null)));
+    assertTrue(stalling.stalled.await(10, TimeUnit.SECONDS), "a reached its COMMIT");
+    try {
+      assertTrue(
+          stalling.executed.stream().noneMatch(sql -> sql.contains("FOR UPDATE")),
+          "a locking statement ran with nothing due: " + stalling.executed);
+      List<Long> claimedByB = new ArrayList<>();
+      Await.until(
+          Duration.ofSeconds(15),
+          "b claims the row that came due while a is stalled",
+          () -> {
+            claimedByB.addAll(ids(claimQuietly(b)));
+            return !claimedByB.isEmpty();
+          });
+      assertEquals(List.of(later), claimedByB);
+    } finally {
+      stalling.release.countDown();
+    }
+    assertEquals(List.of(), claimedByA.get(10, TimeUnit.SECONDS));
+    assertEquals("b", leasedBy(later));
   }
 
   private Claimer<Long> claimer(DataSource dataSource, String instance) {

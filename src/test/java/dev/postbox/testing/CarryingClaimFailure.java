@@ -10,9 +10,8 @@ import javax.sql.DataSource;
 
 /**
  * A DataSource that fails the first {@code n} claims which carry finished rows: on PostgreSQL the
- * claim statement that holds the finishing DELETE, elsewhere the second of a claim statement and a
- * finishing DELETE prepared on the same borrowed connection (MariaDB reads the claim's candidates
- * before the DELETE, the others claim after it). The failure is not transient, so the claim loop
+ * claim statement that holds the finishing DELETE, elsewhere the claim statement prepared after a
+ * finishing DELETE on the same borrowed connection. The failure is not transient, so the claim loop
  * gives up on it at once. Reports as no wrapper, so nothing reaches the real connection around it.
  */
 public final class CarryingClaimFailure {
@@ -43,7 +42,6 @@ public final class CarryingClaimFailure {
 
   private Connection connection(Connection real) {
     boolean[] finished = {false};
-    boolean[] claimed = {false};
     InvocationHandler handler =
         (proxy, method, args) -> {
           switch (method.getName()) {
@@ -51,17 +49,13 @@ public final class CarryingClaimFailure {
               return false;
             case "prepareStatement":
               String sql = (String) args[0];
-              boolean finish = sql.startsWith("DELETE FROM postbox_outbox");
-              // the claim, or either step of a claim that reads candidates first (MariaDB)
-              boolean claim =
-                  sql.contains("ORDER BY available_at, id LIMIT")
-                      || sql.contains("ORDER BY id LIMIT");
-              boolean carrying =
-                  (claim && (finished[0] || sql.contains("claim$finished")))
-                      || (finish && claimed[0]);
-              finished[0] |= finish;
-              claimed[0] |= claim;
-              if (carrying && left.getAndDecrement() > 0) {
+              if (sql.startsWith("DELETE FROM postbox_outbox")) {
+                finished[0] = true;
+              }
+              boolean claim = sql.contains("ORDER BY available_at, id LIMIT");
+              if (claim
+                  && (finished[0] || sql.contains("claim$finished"))
+                  && left.getAndDecrement() > 0) {
                 injected.incrementAndGet();
                 throw new SQLException(
                     "injected failure of a claim carrying finished rows", "XX000");
