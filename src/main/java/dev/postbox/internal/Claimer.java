@@ -17,6 +17,9 @@ import javax.sql.DataSource;
  * available_at = now + lease}, all by the database clock. Deadlocks and busy errors are retried.
  */
 final class Claimer<T> {
+  /** Candidate windows one claim reads at most before it settles for the rows it has. */
+  private static final int MAX_WINDOWS = 8;
+
   private final DataSource dataSource;
   private final QueueSql sql;
   private final QueueTable<T> table;
@@ -43,10 +46,12 @@ final class Claimer<T> {
   }
 
   /**
-   * Claims up to the batch size of due rows, oldest due first; or, for an outage probe ({@code
-   * probe} not null), the newest rows first except those in {@code probe} (already probed), so a
-   * probe tries a message that arrived after a burst of poison rather than the poison itself, and
-   * never the same failing message over and over, up to {@code limit} rows.
+   * Claims up to the batch size of due rows, from the oldest due (where the claim reads candidates
+   * first: any of the oldest due not held by other claimers, up to eight windows of candidates);
+   * or, for an outage probe ({@code probe} not null), the newest rows first except those in {@code
+   * probe} (already probed), so a probe tries a message that arrived after a burst of poison rather
+   * than the poison itself, and never the same failing message over and over, up to {@code limit}
+   * rows.
    */
   List<Claimed<T>> claim(int limit, List<Long> probe) throws SQLException {
     return claim(limit, probe, null);
@@ -97,20 +102,20 @@ final class Claimer<T> {
     boolean explicit = !begin.isEmpty();
     boolean jdbc = !explicit && (!dialect.claimsWithUpdateReturning() || twoStatements);
     try (Statement s = c.createStatement()) {
-      if (begin.size() > 1) {
-        // one round trip where the driver pipelines a batch (MariaDB Connector/J 3 does); under
-        // load every round trip of the claim adds about a millisecond to delivery latency
-        for (String statement : begin) {
-          s.addBatch(statement);
+      try { // the begin too: a batch may have started the transaction before one statement failed
+        if (begin.size() > 1) {
+          // one round trip where the driver pipelines a batch (MariaDB Connector/J 3 does); under
+          // load every round trip of the claim adds about a millisecond to delivery latency
+          for (String statement : begin) {
+            s.addBatch(statement);
+          }
+          s.executeBatch();
+        } else if (explicit) {
+          s.execute(begin.get(0));
         }
-        s.executeBatch();
-      } else if (explicit) {
-        s.execute(begin.get(0));
-      }
-      if (jdbc) {
-        c.setAutoCommit(false);
-      }
-      try {
+        if (jdbc) {
+          c.setAutoCommit(false);
+        }
         work.run();
         if (explicit) {
           s.execute("COMMIT");
@@ -171,17 +176,26 @@ final class Claimer<T> {
           });
       return;
     }
-    // read after the finish, so that rows committed meanwhile are in this claim, not the next
-    List<Long> candidates = candidates(c, limit, probe);
-    if (candidates.isEmpty()) {
-      return;
-    }
-    try (PreparedStatement ps =
-        c.prepareStatement(sql.lockCandidates(candidates.size(), probe != null))) {
-      ps.setInt(bind(ps, 1, candidates), limit);
-      try (ResultSet rs = ps.executeQuery()) {
-        read(rs, 1, rows, null); // the SELECT sees attempts before the UPDATE adds one
+    // read after the finish, so that rows committed meanwhile are in this claim, not the next; a
+    // window whose rows other claimers hold (or froze holding) must not hide the rows behind it
+    List<Long> tried = new ArrayList<>(probe == null ? List.of() : probe);
+    for (int window = 1; rows.size() < limit; window++) {
+      int size = probe == null ? sql.candidateWindow() : 2 * limit;
+      List<Long> candidates = candidates(c, size, probe != null, tried);
+      if (candidates.isEmpty()) {
+        break;
       }
+      try (PreparedStatement ps =
+          c.prepareStatement(sql.lockCandidates(candidates.size(), probe != null))) {
+        ps.setInt(bind(ps, 1, candidates), limit - rows.size());
+        try (ResultSet rs = ps.executeQuery()) {
+          read(rs, 1, rows, null); // the SELECT sees attempts before the UPDATE adds one
+        }
+      }
+      if (candidates.size() < size || window == MAX_WINDOWS) {
+        break;
+      }
+      tried.addAll(candidates);
     }
     if (rows.isEmpty()) {
       return;
@@ -201,13 +215,15 @@ final class Claimer<T> {
    * The first step of a two-step claim: ids of due rows, read without locks, so that a claimer
    * stalled mid-claim holds no row but those it is claiming.
    */
-  private List<Long> candidates(Connection c, int limit, List<Long> probe) throws SQLException {
-    List<Long> ids = new ArrayList<>();
-    try (PreparedStatement ps =
-        c.prepareStatement(
-            probe != null ? sql.probeCandidates(probe.size()) : sql.claimCandidates)) {
-      if (probe != null) {
-        ps.setInt(bind(ps, 1, probe), limit);
+  private List<Long> candidates(Connection c, int size, boolean probe, List<Long> excluded)
+      throws SQLException {
+    List<Long> ids = new ArrayList<>(size);
+    String select =
+        excluded.isEmpty() && !probe ? sql.claimCandidates : sql.candidates(excluded.size(), probe);
+    try (PreparedStatement ps = c.prepareStatement(select)) {
+      int p = bind(ps, 1, excluded);
+      if (probe) {
+        ps.setInt(p, size);
       }
       try (ResultSet rs = ps.executeQuery()) {
         while (rs.next()) {

@@ -20,9 +20,19 @@ final class QueueSql {
     return claimReturning(notIn(excluded) + NEWEST_FIRST);
   }
 
-  /** {@link #claimCandidates} for an outage probe. Params: the excluded ids, limit. */
-  String probeCandidates(int excluded) {
-    return candidates(notIn(excluded) + NEWEST_FIRST);
+  /**
+   * {@link #claimCandidates} skipping {@code excluded} ids (candidates already tried in this claim;
+   * for an outage probe also the rows probed already), newest first for a probe. Params: the
+   * excluded ids, then for a probe the limit.
+   */
+  String candidates(int excluded, boolean probe) {
+    return candidates(
+        notIn(excluded) + (probe ? NEWEST_FIRST : OLDEST_DUE_FIRST + candidateWindow()));
+  }
+
+  /** How many candidate ids one read of a claim returns: twice the batch size. */
+  int candidateWindow() {
+    return 2 * batchSize;
   }
 
   private static String notIn(int n) {
@@ -43,9 +53,8 @@ final class QueueSql {
   final String claimReturning;
 
   /**
-   * First step of a two-step claim: the ids of up to twice the batch size of due rows, oldest due
-   * first, read without locks. Twice, so that a claimer that reads the rows another one is locking
-   * still finds a batch behind them. No params.
+   * First step of a two-step claim: the ids of up to {@link #candidateWindow} due rows, oldest due
+   * first, read without locks. No params.
    */
   final String claimCandidates;
 
@@ -67,7 +76,7 @@ final class QueueSql {
     this.doneSet = t.doneSet();
     this.batchSize = batchSize;
     this.claimReturning = claimReturning(OLDEST_DUE_FIRST + batchSize);
-    this.claimCandidates = candidates(OLDEST_DUE_FIRST + 2 * batchSize);
+    this.claimCandidates = candidates(0, false);
     this.fail =
         "UPDATE "
             + table
@@ -114,11 +123,13 @@ final class QueueSql {
   }
 
   /**
-   * Second step of a two-step claim: locks those of {@code n} candidate ids that are still due,
-   * skipping rows other claimers hold, looked up by primary key so that no other row is locked; up
-   * to a limit, in id order ({@code newestFirst}: descending). Params: the n ids, then the limit.
+   * Second step of a two-step claim: locks up to a limit of those of {@code n} candidate ids that
+   * are still due, skipping rows other claimers hold, looked up by primary key so that no other row
+   * is locked. No ORDER BY for a claim: H2 would then lock every matching candidate before it sorts
+   * and applies the limit (MySQL's primary key range returns them in id order anyway); a probe
+   * takes the newest. Params: the n ids, then the limit.
    */
-  String lockCandidates(int n, boolean newestFirst) {
+  String lockCandidates(int n, boolean probe) {
     return "SELECT "
         + returned
         + " FROM "
@@ -129,8 +140,7 @@ final class QueueSql {
         + ") AND "
         + DUE
         + dialect.now()
-        + " ORDER BY id"
-        + (newestFirst ? " DESC" : "")
+        + (probe ? " ORDER BY id DESC" : "")
         + " LIMIT ?"
         + dialect.skipLocked();
   }

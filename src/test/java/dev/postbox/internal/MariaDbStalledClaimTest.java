@@ -61,7 +61,7 @@ class MariaDbStalledClaimTest {
   @Test
   void aClaimerStalledBeforeItsCommitHoldsOnlyTheRowsItClaims() throws Exception {
     long due = insert(0);
-    long later = insert(1500);
+    long later = insert(4000); // a must stall before this is due, even on a slow machine
     StallingDataSource stalling = new StallingDataSource(db.dataSource());
     Claimer<Long> a = claimer(stalling.dataSource, "a");
     Claimer<Long> b = claimer(db.dataSource(), "b");
@@ -88,8 +88,33 @@ class MariaDbStalledClaimTest {
   }
 
   @Test
+  void rowsHeldByStalledClaimersDoNotHideTheRowsBehindThem() throws Exception {
+    List<Long> ids = new ArrayList<>();
+    for (int i = 0; i < 30; i++) {
+      ids.add(insert(0));
+    }
+    // batch 10: each claim reads 20 candidates, so the first window b reads is all held
+    StallingDataSource first = new StallingDataSource(db.dataSource());
+    StallingDataSource second = new StallingDataSource(db.dataSource());
+    Future<List<Long>> claimedByFirst =
+        executor.submit(() -> ids(claimer(first.dataSource, "a1").claim(10, null)));
+    assertTrue(first.stalled.await(10, TimeUnit.SECONDS), "a1 reached its COMMIT");
+    Future<List<Long>> claimedBySecond =
+        executor.submit(() -> ids(claimer(second.dataSource, "a2").claim(10, null)));
+    assertTrue(second.stalled.await(10, TimeUnit.SECONDS), "a2 reached its COMMIT");
+    try {
+      assertEquals(ids.subList(20, 30), ids(claimer(db.dataSource(), "b").claim(10, null)));
+    } finally {
+      first.release.countDown();
+      second.release.countDown();
+    }
+    assertEquals(ids.subList(0, 10), claimedByFirst.get(10, TimeUnit.SECONDS));
+    assertEquals(ids.subList(10, 20), claimedBySecond.get(10, TimeUnit.SECONDS));
+  }
+
+  @Test
   void aClaimerStalledAfterFindingNothingDueLocksNothing() throws Exception {
-    long later = insert(1500);
+    long later = insert(4000);
     StallingDataSource stalling = new StallingDataSource(db.dataSource());
     Claimer<Long> a = claimer(stalling.dataSource, "a");
     Claimer<Long> b = claimer(db.dataSource(), "b");

@@ -6,7 +6,10 @@ import java.sql.SQLException;
 import java.time.Instant;
 import java.time.OffsetDateTime;
 
-/** H2 2.2.220+ on MVStore: SELECT … FOR UPDATE SKIP LOCKED then UPDATE, like MySQL. */
+/**
+ * H2 2.2.220+ on MVStore: like MySQL, an unlocked read of candidate ids, then SELECT … FOR UPDATE
+ * SKIP LOCKED of those ids and an UPDATE.
+ */
 final class H2Dialect implements Dialect {
 
   @Override
