@@ -69,14 +69,7 @@ class MariaDbStalledClaimTest {
     Future<List<Long>> claimedByA = executor.submit(() -> ids(a.claim(10, null)));
     assertTrue(stalling.stalled.await(10, TimeUnit.SECONDS), "a reached its COMMIT");
     try {
-      List<Long> claimedByB = new ArrayList<>();
-      Await.until(
-          Duration.ofSeconds(15),
-          "b claims the row that came due while a is stalled",
-          () -> {
-            claimedByB.addAll(ids(claimQuietly(b)));
-            return !claimedByB.isEmpty();
-          });
+      List<Long> claimedByB = firstRowsClaimedBy(b);
       assertEquals(List.of(later), claimedByB, "b got the row a is claiming, or not the later one");
       assertFalse(claimedByA.isDone(), "a is still stalled");
     } finally {
@@ -125,14 +118,7 @@ class MariaDbStalledClaimTest {
       assertTrue(
           stalling.executed.stream().noneMatch(sql -> sql.contains("FOR UPDATE")),
           "a locking statement ran with nothing due: " + stalling.executed);
-      List<Long> claimedByB = new ArrayList<>();
-      Await.until(
-          Duration.ofSeconds(15),
-          "b claims the row that came due while a is stalled",
-          () -> {
-            claimedByB.addAll(ids(claimQuietly(b)));
-            return !claimedByB.isEmpty();
-          });
+      List<Long> claimedByB = firstRowsClaimedBy(b);
       assertEquals(List.of(later), claimedByB);
     } finally {
       stalling.release.countDown();
@@ -178,12 +164,21 @@ class MariaDbStalledClaimTest {
     return rows.stream().map(Claimed::id).toList();
   }
 
-  private static List<Claimed<Long>> claimQuietly(Claimer<Long> claimer) {
-    try {
-      return claimer.claim(10, null);
-    } catch (SQLException e) {
-      throw new AssertionError(e);
-    }
+  /** Claims with {@code claimer} until a claim gets rows (the row that comes due); its ids. */
+  private static List<Long> firstRowsClaimedBy(Claimer<Long> claimer) {
+    List<Long> claimed = new ArrayList<>();
+    Await.until(
+        Duration.ofSeconds(15),
+        "a claim by the other claimer that gets the row that came due",
+        () -> {
+          try {
+            claimed.addAll(ids(claimer.claim(10, null)));
+          } catch (SQLException e) {
+            throw new AssertionError(e);
+          }
+          return !claimed.isEmpty();
+        });
+    return claimed;
   }
 
   /** Inserts one outbox row due in {@code dueInMillis}; returns its id. */
