@@ -62,20 +62,15 @@ class MariaDbStalledClaimTest {
   void aClaimerStalledBeforeItsCommitHoldsOnlyTheRowsItClaims() throws Exception {
     long due = insert(0);
     long later = insert(4000); // a must stall before this is due, even on a slow machine
-    StallingDataSource stalling = new StallingDataSource(db.dataSource());
-    Claimer<Long> a = claimer(stalling.dataSource, "a");
-    Claimer<Long> b = claimer(db.dataSource(), "b");
-
-    Future<List<Long>> claimedByA = executor.submit(() -> ids(a.claim(10, null)));
-    assertTrue(stalling.stalled.await(10, TimeUnit.SECONDS), "a reached its COMMIT");
+    Stalled a = stalledClaim("a");
     try {
-      List<Long> claimedByB = firstRowsClaimedBy(b);
+      List<Long> claimedByB = firstRowsClaimedBy(claimer(db.dataSource(), "b"));
       assertEquals(List.of(later), claimedByB, "b got the row a is claiming, or not the later one");
-      assertFalse(claimedByA.isDone(), "a is still stalled");
+      assertFalse(a.claimed.isDone(), "a is still stalled");
     } finally {
-      stalling.release.countDown();
+      a.stalling.release.countDown();
     }
-    assertEquals(List.of(due), claimedByA.get(10, TimeUnit.SECONDS));
+    assertEquals(List.of(due), a.claimed.get(10, TimeUnit.SECONDS));
     assertEquals("a", leasedBy(due));
     assertEquals("b", leasedBy(later));
   }
@@ -87,44 +82,45 @@ class MariaDbStalledClaimTest {
       ids.add(insert(0));
     }
     // batch 10: each claim reads 20 candidates, so the first window b reads is all held
-    StallingDataSource first = new StallingDataSource(db.dataSource());
-    StallingDataSource second = new StallingDataSource(db.dataSource());
-    Future<List<Long>> claimedByFirst =
-        executor.submit(() -> ids(claimer(first.dataSource, "a1").claim(10, null)));
-    assertTrue(first.stalled.await(10, TimeUnit.SECONDS), "a1 reached its COMMIT");
-    Future<List<Long>> claimedBySecond =
-        executor.submit(() -> ids(claimer(second.dataSource, "a2").claim(10, null)));
-    assertTrue(second.stalled.await(10, TimeUnit.SECONDS), "a2 reached its COMMIT");
+    Stalled first = stalledClaim("a1");
+    Stalled second = stalledClaim("a2");
     try {
       assertEquals(ids.subList(20, 30), ids(claimer(db.dataSource(), "b").claim(10, null)));
     } finally {
-      first.release.countDown();
-      second.release.countDown();
+      first.stalling.release.countDown();
+      second.stalling.release.countDown();
     }
-    assertEquals(ids.subList(0, 10), claimedByFirst.get(10, TimeUnit.SECONDS));
-    assertEquals(ids.subList(10, 20), claimedBySecond.get(10, TimeUnit.SECONDS));
+    assertEquals(ids.subList(0, 10), first.claimed.get(10, TimeUnit.SECONDS));
+    assertEquals(ids.subList(10, 20), second.claimed.get(10, TimeUnit.SECONDS));
   }
 
   @Test
   void aClaimerStalledAfterFindingNothingDueLocksNothing() throws Exception {
     long later = insert(4000);
-    StallingDataSource stalling = new StallingDataSource(db.dataSource());
-    Claimer<Long> a = claimer(stalling.dataSource, "a");
-    Claimer<Long> b = claimer(db.dataSource(), "b");
-
-    Future<List<Long>> claimedByA = executor.submit(() -> ids(a.claim(10, null)));
-    assertTrue(stalling.stalled.await(10, TimeUnit.SECONDS), "a reached its COMMIT");
+    Stalled a = stalledClaim("a");
     try {
       assertTrue(
-          stalling.executed.stream().noneMatch(sql -> sql.contains("FOR UPDATE")),
-          "a locking statement ran with nothing due: " + stalling.executed);
-      List<Long> claimedByB = firstRowsClaimedBy(b);
+          a.stalling.executed.stream().noneMatch(sql -> sql.contains("FOR UPDATE")),
+          "a locking statement ran with nothing due: " + a.stalling.executed);
+      List<Long> claimedByB = firstRowsClaimedBy(claimer(db.dataSource(), "b"));
       assertEquals(List.of(later), claimedByB);
     } finally {
-      stalling.release.countDown();
+      a.stalling.release.countDown();
     }
-    assertEquals(List.of(), claimedByA.get(10, TimeUnit.SECONDS));
+    assertEquals(List.of(), a.claimed.get(10, TimeUnit.SECONDS));
     assertEquals("b", leasedBy(later));
+  }
+
+  /** A claim by {@code instance} running on another thread, held at its COMMIT. */
+  private record Stalled(StallingDataSource stalling, Future<List<Long>> claimed) {}
+
+  /** Starts a claim by {@code instance} and returns once it is held at its COMMIT. */
+  private Stalled stalledClaim(String instance) throws InterruptedException {
+    StallingDataSource stalling = new StallingDataSource(db.dataSource());
+    Claimer<Long> claimer = claimer(stalling.dataSource, instance);
+    Future<List<Long>> claimed = executor.submit(() -> ids(claimer.claim(10, null)));
+    assertTrue(stalling.stalled.await(10, TimeUnit.SECONDS), instance + " reached its COMMIT");
+    return new Stalled(stalling, claimed);
   }
 
   private Claimer<Long> claimer(DataSource dataSource, String instance) {
