@@ -85,7 +85,7 @@ final class Completions {
     this.keepDone = !settings.retention().isZero();
     this.onWritten = onWritten;
     this.thread =
-        Thread.ofVirtual()
+        LoopThreads.builder(sql.dialect)
             .name(settings.instanceId() + "-" + sql.table + "-completions")
             .unstarted(this::run);
   }

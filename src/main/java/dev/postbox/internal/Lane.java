@@ -125,7 +125,7 @@ public final class Lane<T> {
     if (cleaner != null) {
       cleaner.start();
     }
-    loop = Thread.ofVirtual().name(name + "-claims").start(this::claimLoop);
+    loop = LoopThreads.builder(sql.dialect).name(name + "-claims").start(this::claimLoop);
   }
 
   /** Cuts the current poll wait short: new rows were committed. */
