@@ -12,7 +12,7 @@ class LoopThreadsTest {
   private static final InheritableThreadLocal<String> CALLER = new InheritableThreadLocal<>();
 
   @Test
-  void socketDatabasesGetPlatformThreadsAndSqliteVirtualOnes() {
+  void platformThreadsExceptOnSqlite() {
     for (Database db : Database.values()) {
       Thread t = LoopThreads.builder(Dialects.of(db)).unstarted(() -> {});
       assertEquals(db == Database.SQLITE, t.isVirtual(), db.name());
