@@ -117,6 +117,42 @@ public abstract class OutboxContractTest extends DatabaseTest {
   }
 
   @Test
+  void anInstanceIdWithQuotesBackslashesAndAnEmojiLeasesAndFinishesItsRows() {
+    String instance = "it's \"odd\" \\ ?; -- \uD83D\uDE80 " + nextInstanceId();
+    List<Object> leasedBy = new CopyOnWriteArrayList<>();
+    AtomicInteger leaseLost = new AtomicInteger();
+    Transport transport =
+        envelope ->
+            leasedBy.add(
+                Sql.value(
+                    ds,
+                    "SELECT leased_by FROM postbox_outbox WHERE event_id = ?",
+                    envelope.eventId()));
+    Dispatcher d =
+        started(
+            dispatcher(transport)
+                .instanceId(instance)
+                .listener(
+                    new Listener() {
+                      @Override
+                      public void leaseLost(String table, int count) {
+                        leaseLost.addAndGet(count);
+                      }
+                    }));
+    int n = 5;
+    for (int i = 0; i < n; i++) {
+      add(Message.of("t", "{}").eventId("odd-" + i)); // one at a time: claims carry the finishes
+      d.wakeUp();
+      int delivered = i + 1;
+      Await.until(WAIT, "odd-" + i, () -> leasedBy.size() == delivered);
+    }
+
+    Await.until(WAIT, "every delivered row deleted", () -> rows() == 0);
+    assertEquals(List.of(instance, instance, instance, instance, instance), leasedBy);
+    assertEquals(0, leaseLost.get(), "leases reported lost");
+  }
+
+  @Test
   void threeDispatchersDeliverTenThousandMessagesExactlyOnce() {
     int n = 10_000;
     for (int batch = 0; batch < n / 1000; batch++) {

@@ -29,6 +29,9 @@ final class Claimer<T> {
   private final Statements statements;
   private final boolean keepDone;
 
+  /** The instance id as a literal where the claim sends batches of text (MySQL), else null. */
+  private final String instanceLiteral;
+
   Claimer(
       DataSource dataSource,
       QueueSql sql,
@@ -43,6 +46,7 @@ final class Claimer<T> {
     this.begin = sql.dialect.beginClaim();
     this.statements = new Statements(sql.dialect.singleWriter());
     this.keepDone = !settings.retention().isZero();
+    this.instanceLiteral = sql.dialect.stringLiteral(settings.instanceId());
   }
 
   /**
@@ -60,7 +64,9 @@ final class Claimer<T> {
   /**
    * {@link #claim(int, List)} that first records {@code carried} (null: nothing to record) in the
    * same statement or transaction, setting {@code carried.written}. If it throws, nothing of either
-   * was written.
+   * was written (but where the claim's UPDATE and COMMIT go as one batch, an UPDATE that failed on
+   * a row this claim already holds, which takes a killed query or a server fault, leaves the finish
+   * committed; writing it again then finds the rows gone and reports their leases lost).
    */
   List<Claimed<T>> claim(int limit, List<Long> probe, Carried carried) throws SQLException {
     List<Claimed<T>> rows = new ArrayList<>(limit);
@@ -80,10 +86,14 @@ final class Claimer<T> {
                   if (!c.getAutoCommit()) {
                     c.setAutoCommit(true); // a pool may hand out either; start from a known state
                   }
-                  inTransaction(
-                      c,
-                      finish != null && combined == null,
-                      () -> claimOnce(c, limit, probe, rows, carried, finish, combined));
+                  if (instanceLiteral != null) {
+                    claimInBatches(c, limit, probe, rows, carried, finish);
+                  } else {
+                    inTransaction(
+                        c,
+                        finish != null && combined == null,
+                        () -> claimOnce(c, limit, probe, rows, carried, finish, combined));
+                  }
                 }
                 return null;
               });
@@ -102,15 +112,8 @@ final class Claimer<T> {
     boolean explicit = !begin.isEmpty();
     boolean jdbc = !explicit && (!dialect.claimsWithUpdateReturning() || twoStatements);
     try (Statement s = c.createStatement()) {
-      try { // the begin too: a batch may have started the transaction before one statement failed
-        if (begin.size() > 1) {
-          // one round trip where the driver pipelines a batch (MariaDB Connector/J 3 does); under
-          // load every round trip of the claim adds about a millisecond to delivery latency
-          for (String statement : begin) {
-            s.addBatch(statement);
-          }
-          s.executeBatch();
-        } else if (explicit) {
+      try {
+        if (explicit) {
           s.execute(begin.get(0));
         }
         if (jdbc) {
@@ -176,12 +179,112 @@ final class Claimer<T> {
           });
       return;
     }
-    // read after the finish, so that rows committed meanwhile are in this claim, not the next; a
-    // window whose rows other claimers hold (or froze holding) must not hide the rows behind it
-    List<Long> tried = new ArrayList<>(probe == null ? List.of() : probe);
+    // read after the finish, so that rows committed meanwhile are in this claim, not the next
+    lock(c, limit, probe, rows, null);
+    if (rows.isEmpty()) {
+      return;
+    }
+    try (PreparedStatement ps = c.prepareStatement(sql.claimUpdate(rows.size()))) {
+      int p = 1;
+      ps.setString(p++, settings.instanceId());
+      ps.setLong(p++, settings.lease().toMillis());
+      for (Claimed<T> row : rows) {
+        ps.setLong(p++, row.id());
+      }
+      ps.executeUpdate();
+    }
+  }
+
+  /**
+   * The two-step claim in four round trips instead of six, where the driver sends a batch of text
+   * statements in one (MariaDB Connector/J 3 pipelines it): the begin with the finish, the read of
+   * the candidates, the locking read, the UPDATE with the COMMIT; values are written into the
+   * batched statements. With nothing to finish, the candidates are read first, in auto-commit, so
+   * that a claim that finds nothing due is one round trip and opens no transaction.
+   */
+  private void claimInBatches(
+      Connection c,
+      int limit,
+      List<Long> probe,
+      List<Claimed<T>> rows,
+      Carried carried,
+      String finish)
+      throws SQLException {
+    List<Long> first = null;
+    if (carried == null) {
+      first = candidates(c, windowSize(limit, probe), probe != null, tried(probe));
+      if (first.isEmpty()) {
+        return;
+      }
+    }
+    try (Statement s = c.createStatement()) {
+      try { // a batch may have started the transaction before one of its statements failed
+        for (String statement : begin) {
+          s.addBatch(statement);
+        }
+        if (carried != null) {
+          List<String> values = new ArrayList<>(carried.outcomes.size() + 2);
+          values.add(instanceLiteral);
+          values.add(Integer.toString(carried.attempt));
+          for (Outcome o : carried.outcomes) {
+            values.add(Long.toString(o.row().id()));
+          }
+          s.addBatch(QueueSql.inline(finish, values));
+        }
+        int[] counts = s.executeBatch();
+        if (carried != null) {
+          int written = counts[counts.length - 1];
+          // SUCCESS_NO_INFO from some driver: unknown, so report no lease as lost
+          carried.written = written >= 0 ? written : carried.outcomes.size();
+        }
+        lock(c, limit, probe, rows, first);
+        if (!rows.isEmpty()) {
+          List<String> values = new ArrayList<>(rows.size() + 2);
+          values.add(instanceLiteral);
+          values.add(Long.toString(settings.lease().toMillis()));
+          for (Claimed<T> row : rows) {
+            values.add(Long.toString(row.id()));
+          }
+          // if the UPDATE failed, the COMMIT would still run: that commits the finish and the
+          // locks only, as two transactions would (the rows stay due for the next claim)
+          s.addBatch(QueueSql.inline(sql.claimUpdate(rows.size()), values));
+        }
+        s.addBatch("COMMIT");
+        s.executeBatch();
+      } catch (Throwable e) { // even an Error must not commit or leave a transaction open
+        try {
+          s.execute("ROLLBACK");
+        } catch (SQLException rollbackFailure) {
+          e.addSuppressed(rollbackFailure);
+        }
+        throw e;
+      }
+    }
+  }
+
+  private int windowSize(int limit, List<Long> probe) {
+    return probe == null ? sql.candidateWindow() : 2 * limit;
+  }
+
+  private static List<Long> tried(List<Long> probe) {
+    return new ArrayList<>(probe == null ? List.of() : probe);
+  }
+
+  /**
+   * The locking step of a two-step claim: locks up to {@code limit} due rows (read into {@code
+   * rows}) of the candidate windows, beginning with {@code first} if not null (else read). A window
+   * whose rows other claimers hold (or froze holding) must not hide the rows behind it.
+   */
+  private void lock(
+      Connection c, int limit, List<Long> probe, List<Claimed<T>> rows, List<Long> first)
+      throws SQLException {
+    List<Long> tried = tried(probe);
+    List<Long> candidates = first;
     for (int window = 1; rows.size() < limit; window++) {
-      int size = probe == null ? sql.candidateWindow() : 2 * limit;
-      List<Long> candidates = candidates(c, size, probe != null, tried);
+      int size = windowSize(limit, probe);
+      if (candidates == null) {
+        candidates = candidates(c, size, probe != null, tried);
+      }
       if (candidates.isEmpty()) {
         break;
       }
@@ -196,18 +299,7 @@ final class Claimer<T> {
         break;
       }
       tried.addAll(candidates);
-    }
-    if (rows.isEmpty()) {
-      return;
-    }
-    try (PreparedStatement ps = c.prepareStatement(sql.claimUpdate(rows.size()))) {
-      int p = 1;
-      ps.setString(p++, settings.instanceId());
-      ps.setLong(p++, settings.lease().toMillis());
-      for (Claimed<T> row : rows) {
-        ps.setLong(p++, row.id());
-      }
-      ps.executeUpdate();
+      candidates = null;
     }
   }
 

@@ -1,6 +1,7 @@
 package dev.postbox.internal;
 
 import dev.postbox.internal.dialect.Dialect;
+import java.util.List;
 
 /**
  * The engine's statements for one table in one dialect, built once. Every row change is fenced by
@@ -189,6 +190,31 @@ final class QueueSql {
         + " WHERE state = 0 AND leased_by = ? AND id IN ("
         + marks(n)
         + ")";
+  }
+
+  /**
+   * {@code sql} with its parameters written in: the {@code i}-th {@code ?} replaced by the {@code
+   * i}-th of {@code literals} (SQL literals already, e.g. digits). For the engine's own statements,
+   * which hold no {@code ?} but their parameters.
+   */
+  static String inline(String sql, List<String> literals) {
+    StringBuilder s = new StringBuilder(sql.length() + 16 * literals.size());
+    int next = 0;
+    for (int i = 0; i < sql.length(); i++) {
+      char ch = sql.charAt(i);
+      if (ch != '?') {
+        s.append(ch);
+      } else if (next < literals.size()) {
+        s.append(literals.get(next++));
+      } else {
+        throw new IllegalArgumentException("more parameters than " + literals.size() + ": " + sql);
+      }
+    }
+    if (next < literals.size()) {
+      throw new IllegalArgumentException(
+          next + " parameters, " + literals.size() + " values: " + sql);
+    }
+    return s.toString();
   }
 
   static String marks(int n) {

@@ -24,6 +24,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Predicate;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -95,9 +96,22 @@ class MariaDbStalledClaimTest {
   }
 
   @Test
+  void aClaimThatFindsNothingDueAndHasNothingToFinishOpensNoTransaction() throws Exception {
+    insert(4000);
+    StallingDataSource recording = new StallingDataSource(db.dataSource());
+    assertEquals(List.of(), ids(claimer(recording.dataSource, "a").claim(10, null)));
+    assertEquals(1, recording.executed.size(), "one statement: " + recording.executed);
+    assertFalse(recording.executed.get(0).contains("FOR UPDATE"), recording.executed.get(0));
+  }
+
+  @Test
   void aClaimerStalledAfterFindingNothingDueLocksNothing() throws Exception {
     long later = insert(4000);
-    Stalled a = stalledClaim("a");
+    // finishing a row it no longer holds: the claim opens a transaction and reaches its COMMIT
+    Claimed<Long> gone = new Claimed<>(later + 1000, 1, 0, "gone", "t", later + 1000);
+    Carried carried =
+        new Carried(1, List.of(new Outcome(gone, Outcome.Kind.SUCCEEDED, null, null, 0)));
+    Stalled a = stalledClaim("a", carried);
     try {
       assertTrue(
           a.stalling.executed.stream().noneMatch(sql -> sql.contains("FOR UPDATE")),
@@ -108,6 +122,7 @@ class MariaDbStalledClaimTest {
       a.stalling.release.countDown();
     }
     assertEquals(List.of(), a.claimed.get(10, TimeUnit.SECONDS));
+    assertEquals(0, carried.written);
     assertEquals("b", leasedBy(later));
   }
 
@@ -116,9 +131,14 @@ class MariaDbStalledClaimTest {
 
   /** Starts a claim by {@code instance} and returns once it is held at its COMMIT. */
   private Stalled stalledClaim(String instance) throws InterruptedException {
+    return stalledClaim(instance, null);
+  }
+
+  /** {@link #stalledClaim(String)} of a claim that also records {@code carried}. */
+  private Stalled stalledClaim(String instance, Carried carried) throws InterruptedException {
     StallingDataSource stalling = new StallingDataSource(db.dataSource());
     Claimer<Long> claimer = claimer(stalling.dataSource, instance);
-    Future<List<Long>> claimed = executor.submit(() -> ids(claimer.claim(10, null)));
+    Future<List<Long>> claimed = executor.submit(() -> ids(claimer.claim(10, null, carried)));
     assertTrue(stalling.stalled.await(10, TimeUnit.SECONDS), instance + " reached its COMMIT");
     return new Stalled(stalling, claimed);
   }
@@ -207,8 +227,9 @@ class MariaDbStalledClaimTest {
   }
 
   /**
-   * Wraps a data source: records the SQL its connections run and holds every COMMIT (statement or
-   * JDBC call) until {@link #release}, counting {@link #stalled} down when one arrives.
+   * Wraps a data source: records the SQL its connections run or batch and holds every COMMIT
+   * (statement, batch holding one, or JDBC call) until {@link #release}, counting {@link #stalled}
+   * down when one arrives.
    */
   private static final class StallingDataSource {
     final CountDownLatch stalled = new CountDownLatch(1);
@@ -238,14 +259,33 @@ class MariaDbStalledClaimTest {
     }
 
     private Statement statement(Statement target) {
-      return proxy(Statement.class, target, (method, args, result) -> result);
+      List<String> batch = new ArrayList<>();
+      return proxy(
+          Statement.class,
+          target,
+          (method, args, result) -> {
+            if (method.equals("addBatch")) {
+              batch.add((String) args[0]);
+            } else if (method.equals("executeBatch") || method.equals("clearBatch")) {
+              batch.clear();
+            }
+            return result;
+          },
+          method -> method.equals("executeBatch") && batch.stream().anyMatch(COMMIT::equals));
     }
+
+    private static final String COMMIT = "COMMIT";
 
     private interface After {
       Object apply(String method, Object[] args, Object result) throws Exception;
     }
 
     private <T> T proxy(Class<T> type, T target, After after) {
+      return proxy(type, target, after, method -> false);
+    }
+
+    /** {@code target} with {@code after} applied; also stalls where {@code commits} says so. */
+    private <T> T proxy(Class<T> type, T target, After after, Predicate<String> commits) {
       return type.cast(
           Proxy.newProxyInstance(
               type.getClassLoader(),
@@ -254,10 +294,13 @@ class MariaDbStalledClaimTest {
                 String name = method.getName();
                 boolean commit =
                     name.equals("commit")
+                        || commits.test(name)
                         || (name.startsWith("execute")
                             && args != null
                             && "COMMIT".equalsIgnoreCase(String.valueOf(args[0])));
-                if (name.startsWith("execute") && args != null && args[0] instanceof String sql) {
+                if ((name.startsWith("execute") || name.equals("addBatch"))
+                    && args != null
+                    && args[0] instanceof String sql) {
                   executed.add(sql);
                 }
                 if (commit) {

@@ -5,14 +5,16 @@ import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Proxy;
 import java.sql.Connection;
 import java.sql.SQLException;
+import java.sql.Statement;
 import java.util.concurrent.atomic.AtomicInteger;
 import javax.sql.DataSource;
 
 /**
  * A DataSource that fails the first {@code n} claims which carry finished rows: on PostgreSQL the
  * claim statement that holds the finishing DELETE, elsewhere the claim statement prepared after a
- * finishing DELETE on the same borrowed connection. The failure is not transient, so the claim loop
- * gives up on it at once. Reports as no wrapper, so nothing reaches the real connection around it.
+ * finishing DELETE (prepared, or batched as text) on the same borrowed connection. The failure is
+ * not transient, so the claim loop gives up on it at once. Reports as no wrapper, so nothing
+ * reaches the real connection around it.
  */
 public final class CarryingClaimFailure {
   private final DataSource target;
@@ -64,11 +66,29 @@ public final class CarryingClaimFailure {
             default:
               break;
           }
-          return invoke(real, method, args);
+          Object result = invoke(real, method, args);
+          return method.getName().equals("createStatement")
+              ? statement((Statement) result, finished)
+              : result;
         };
     return (Connection)
         Proxy.newProxyInstance(
             getClass().getClassLoader(), new Class<?>[] {Connection.class}, handler);
+  }
+
+  /** Notes a finishing DELETE sent in a batch of text (MySQL's claim). */
+  private Statement statement(Statement real, boolean[] finished) {
+    return (Statement)
+        Proxy.newProxyInstance(
+            getClass().getClassLoader(),
+            new Class<?>[] {Statement.class},
+            (proxy, method, args) -> {
+              if (method.getName().equals("addBatch")
+                  && ((String) args[0]).startsWith("DELETE FROM postbox_outbox")) {
+                finished[0] = true;
+              }
+              return invoke(real, method, args);
+            });
   }
 
   private static Object invoke(Object target, java.lang.reflect.Method method, Object[] args)

@@ -111,6 +111,15 @@ public interface Dialect {
   }
 
   /**
+   * {@code value} as an SQL string literal, where the two-step claim sends its statements as
+   * batches of text with their values written in (the driver pipelines such a batch in one round
+   * trip); null where the claim binds parameters.
+   */
+  default String stringLiteral(String value) {
+    return null;
+  }
+
+  /**
    * An INSERT of {@code rows} value tuples that silently skips rows whose {@code uniqueColumn}
    * already exists, reporting only inserted rows in its update count; null if the database has no
    * such form that is safe (then a plain INSERT is used and duplicates are caught).

@@ -1,11 +1,13 @@
 package dev.postbox.internal.dialect;
 
 import dev.postbox.Database;
+import java.nio.charset.StandardCharsets;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Instant;
 import java.time.LocalDateTime;
 import java.time.ZoneOffset;
+import java.util.HexFormat;
 import java.util.List;
 
 /**
@@ -57,6 +59,13 @@ final class MySqlDialect implements Dialect {
     // READ COMMITTED: no gap locks, so claims neither deadlock with nor block concurrent INSERTs;
     // SET TRANSACTION applies to the next transaction only, so nothing needs restoring afterwards
     return List.of("SET TRANSACTION ISOLATION LEVEL READ COMMITTED", "START TRANSACTION");
+  }
+
+  @Override
+  public String stringLiteral(String value) {
+    // hex digits after a character set introducer: read the same under every sql_mode
+    // (NO_BACKSLASH_ESCAPES, ANSI_QUOTES), and coercible to the column's collation
+    return "_utf8mb4 X'" + HexFormat.of().formatHex(value.getBytes(StandardCharsets.UTF_8)) + "'";
   }
 
   @Override
