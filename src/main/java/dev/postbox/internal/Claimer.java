@@ -180,7 +180,7 @@ final class Claimer<T> {
       return;
     }
     // read after the finish, so that rows committed meanwhile are in this claim, not the next
-    lock(c, limit, probe, rows, null);
+    lock(c, limit, probe, rows);
     if (rows.isEmpty()) {
       return;
     }
@@ -199,8 +199,7 @@ final class Claimer<T> {
    * The two-step claim in four round trips instead of six, where the driver sends a batch of text
    * statements in one (MariaDB Connector/J 3 pipelines it): the begin with the finish, the read of
    * the candidates, the locking read, the UPDATE with the COMMIT; values are written into the
-   * batched statements. With nothing to finish, the candidates are read first, in auto-commit, so
-   * that a claim that finds nothing due is one round trip and opens no transaction.
+   * batched statements.
    */
   private void claimInBatches(
       Connection c,
@@ -210,13 +209,6 @@ final class Claimer<T> {
       Carried carried,
       String finish)
       throws SQLException {
-    List<Long> first = null;
-    if (carried == null) {
-      first = candidates(c, windowSize(limit, probe), probe != null, tried(probe));
-      if (first.isEmpty()) {
-        return;
-      }
-    }
     try (Statement s = c.createStatement()) {
       try { // a batch may have started the transaction before one of its statements failed
         for (String statement : begin) {
@@ -237,7 +229,9 @@ final class Claimer<T> {
           // SUCCESS_NO_INFO from some driver: unknown, so report no lease as lost
           carried.written = written >= 0 ? written : carried.outcomes.size();
         }
-        lock(c, limit, probe, rows, first);
+        // the candidates are read after the begin, not before it in auto-commit: a round trip
+        // between that read and the locking one leaves rows committed meanwhile to the next claim
+        lock(c, limit, probe, rows);
         if (!rows.isEmpty()) {
           List<String> values = new ArrayList<>(rows.size() + 2);
           values.add(instanceLiteral);
@@ -262,29 +256,17 @@ final class Claimer<T> {
     }
   }
 
-  private int windowSize(int limit, List<Long> probe) {
-    return probe == null ? sql.candidateWindow() : 2 * limit;
-  }
-
-  private static List<Long> tried(List<Long> probe) {
-    return new ArrayList<>(probe == null ? List.of() : probe);
-  }
-
   /**
-   * The locking step of a two-step claim: locks up to {@code limit} due rows (read into {@code
-   * rows}) of the candidate windows, beginning with {@code first} if not null (else read). A window
-   * whose rows other claimers hold (or froze holding) must not hide the rows behind it.
+   * The two steps of a two-step claim after the begin: reads candidate ids, then locks up to {@code
+   * limit} of them that are still due (read into {@code rows}), window after window. A window whose
+   * rows other claimers hold (or froze holding) must not hide the rows behind it.
    */
-  private void lock(
-      Connection c, int limit, List<Long> probe, List<Claimed<T>> rows, List<Long> first)
+  private void lock(Connection c, int limit, List<Long> probe, List<Claimed<T>> rows)
       throws SQLException {
-    List<Long> tried = tried(probe);
-    List<Long> candidates = first;
+    List<Long> tried = new ArrayList<>(probe == null ? List.of() : probe);
+    int size = probe == null ? sql.candidateWindow() : 2 * limit;
     for (int window = 1; rows.size() < limit; window++) {
-      int size = windowSize(limit, probe);
-      if (candidates == null) {
-        candidates = candidates(c, size, probe != null, tried);
-      }
+      List<Long> candidates = candidates(c, size, probe != null, tried);
       if (candidates.isEmpty()) {
         break;
       }
@@ -299,7 +281,6 @@ final class Claimer<T> {
         break;
       }
       tried.addAll(candidates);
-      candidates = null;
     }
   }
 
