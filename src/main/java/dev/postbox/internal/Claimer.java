@@ -215,13 +215,8 @@ final class Claimer<T> {
           s.addBatch(statement);
         }
         if (carried != null) {
-          List<String> values = new ArrayList<>(carried.outcomes.size() + 2);
-          values.add(instanceLiteral);
-          values.add(Integer.toString(carried.attempt));
-          for (Outcome o : carried.outcomes) {
-            values.add(Long.toString(o.row().id()));
-          }
-          s.addBatch(QueueSql.inline(finish, values));
+          List<Long> ids = carried.outcomes.stream().map(o -> o.row().id()).toList();
+          s.addBatch(inlined(finish, carried.attempt, ids));
         }
         int[] counts = s.executeBatch();
         if (carried != null) {
@@ -233,15 +228,10 @@ final class Claimer<T> {
         // between that read and the locking one leaves rows committed meanwhile to the next claim
         lock(c, limit, probe, rows);
         if (!rows.isEmpty()) {
-          List<String> values = new ArrayList<>(rows.size() + 2);
-          values.add(instanceLiteral);
-          values.add(Long.toString(settings.lease().toMillis()));
-          for (Claimed<T> row : rows) {
-            values.add(Long.toString(row.id()));
-          }
+          List<Long> ids = rows.stream().map(Claimed::id).toList();
           // if the UPDATE failed, the COMMIT would still run: that commits the finish and the
           // locks only, as two transactions would (the rows stay due for the next claim)
-          s.addBatch(QueueSql.inline(sql.claimUpdate(rows.size()), values));
+          s.addBatch(inlined(sql.claimUpdate(ids.size()), settings.lease().toMillis(), ids));
         }
         s.addBatch("COMMIT");
         s.executeBatch();
@@ -254,6 +244,17 @@ final class Claimer<T> {
         throw e;
       }
     }
+  }
+
+  /** {@code sql} whose parameters (leased_by, a number, then {@code ids}) are written in. */
+  private String inlined(String sql, long number, List<Long> ids) {
+    List<String> values = new ArrayList<>(ids.size() + 2);
+    values.add(instanceLiteral);
+    values.add(Long.toString(number));
+    for (long id : ids) {
+      values.add(Long.toString(id));
+    }
+    return QueueSql.inline(sql, values);
   }
 
   /**
