@@ -453,10 +453,11 @@ public final class Dispatcher implements AutoCloseable {
     }
 
     /**
-     * Written to {@code leased_by}; 1 to 100 characters; default {@code postbox-<pid>-<random>}.
+     * Written to {@code leased_by}; 1 to 100 characters, no control characters, no leading or
+     * trailing whitespace; default {@code postbox-<pid>-<random>}.
      */
     public Builder instanceId(String instanceId) {
-      this.instanceId = Rules.text("instanceId", instanceId, 100, false);
+      this.instanceId = Rules.id("instanceId", instanceId, 100);
       return this;
     }
 

@@ -63,7 +63,8 @@ public final class Inbox {
    *
    * @param consumer the consuming component, same rules as a topic (1-200 letters, digits, '.',
    *     '_', '-')
-   * @param eventId the event id, 1-128 characters without control characters
+   * @param eventId the event id: 1-128 characters, no control characters, no leading or trailing
+   *     whitespace
    * @throws PostboxException if the connection is in auto-commit mode (unless allowed) or the
    *     INSERT fails
    */

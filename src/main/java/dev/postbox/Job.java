@@ -53,8 +53,9 @@ public final class Job {
   }
 
   /**
-   * This job with a dedupe key (1-128 characters, no control characters): enqueueing a job whose
-   * key belongs to a job not yet finished is a no-op. Once the job finishes the key is free again.
+   * This job with a dedupe key (1-128 characters, no control characters, no leading or trailing
+   * whitespace): enqueueing a job whose key belongs to a job not yet finished is a no-op. Once the
+   * job finishes the key is free again.
    */
   public Job dedupeKey(String dedupeKey) {
     return new Job(name, payload, delay, maxAttempts, Rules.eventId("dedupeKey", dedupeKey));

@@ -40,17 +40,20 @@ public final class Message {
   }
 
   /**
-   * This message with a stable event id (1-128 characters, no control characters); adding an id
-   * that is already stored is a no-op. Without one, a time-ordered UUIDv7 is generated at add time.
+   * This message with a stable event id (1-128 characters, no control characters, no leading or
+   * trailing whitespace); adding an id that is already stored is a no-op. Without one, a
+   * time-ordered UUIDv7 is generated at add time.
    */
   public Message eventId(String eventId) {
     return new Message(topic, payload, Rules.eventId("eventId", eventId), key, headers);
   }
 
-  /** This message with a partition or ordering key (at most 255 characters) for the transport. */
+  /**
+   * This message with a partition or ordering key for the transport: 1-255 characters, no control
+   * characters, no leading or trailing whitespace.
+   */
   public Message key(String key) {
-    return new Message(
-        topic, payload, eventId, Rules.text("key", key, Rules.MAX_KEY, false), headers);
+    return new Message(topic, payload, eventId, Rules.id("key", key, Rules.MAX_KEY), headers);
   }
 
   /** This message with one more header (at most 64 headers; names 128, values 8192 characters). */

@@ -9,6 +9,7 @@ import dev.postbox.testing.Await;
 import dev.postbox.testing.Sql;
 import java.sql.Connection;
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -73,6 +74,31 @@ public abstract class InboxContractTest extends DatabaseTest {
     assertTrue(first.get(60, TimeUnit.SECONDS));
     assertFalse(second.get(60, TimeUnit.SECONDS));
     assertEquals(1, rows());
+  }
+
+  @Test
+  void anEventIdDifferingOnlyByOuterWhitespaceIsRefusedNotSkippedAsADuplicate() {
+    // regression: on MariaDB "evt-1 " collided with "evt-1", so a distinct event was skipped
+    Sql.commit(
+        ds,
+        c -> {
+          assertTrue(inbox.claim(c, "billing", "evt-1"));
+          for (String padded : List.of("evt-1 ", " evt-1", "evt-1\u3000")) {
+            Boolean[] claimed = {null};
+            InvalidValueException e =
+                assertThrows(
+                    InvalidValueException.class,
+                    () -> claimed[0] = inbox.claim(c, "billing", padded),
+                    () -> "'" + padded + "' was not refused: claim returned " + claimed[0]);
+            assertEquals("eventId", e.field(), e.getMessage());
+            assertTrue(
+                e.getMessage().contains("must not start or end with whitespace"), e.getMessage());
+          }
+          // the transaction is not aborted: a later statement on it still runs
+          assertFalse(inbox.claim(c, "billing", "evt-1"));
+        });
+    assertEquals(1, rows());
+    assertEquals("evt-1", Sql.value(ds, "SELECT event_id FROM postbox_inbox"));
   }
 
   @Test

@@ -369,6 +369,31 @@ public abstract class JobsContractTest extends DatabaseTest {
   }
 
   @Test
+  void aDedupeKeyDifferingOnlyByOuterWhitespaceIsRefusedNotDroppedAsADuplicate() {
+    // regression: on MariaDB "customer-7 " collided with "customer-7" and enqueue returned false
+    Sql.commit(
+        ds,
+        c -> {
+          assertTrue(jobs.enqueue(c, Job.of("sync", "first").dedupeKey("customer-7")));
+          for (String padded : List.of("customer-7 ", " customer-7", "customer-7\u3000")) {
+            Boolean[] enqueued = {null};
+            InvalidValueException e =
+                assertThrows(
+                    InvalidValueException.class,
+                    () -> enqueued[0] = jobs.enqueue(c, Job.of("sync", "second").dedupeKey(padded)),
+                    () -> "'" + padded + "' was not refused: enqueue returned " + enqueued[0]);
+            assertEquals("dedupeKey", e.field(), e.getMessage());
+            assertTrue(
+                e.getMessage().contains("must not start or end with whitespace"), e.getMessage());
+          }
+          // the transaction is still usable
+          assertFalse(jobs.enqueue(c, Job.of("sync", "third").dedupeKey("customer-7")));
+        });
+    assertEquals(1, count("1 = 1"));
+    assertEquals("customer-7", Sql.value(ds, "SELECT dedupe_key FROM postbox_jobs"));
+  }
+
+  @Test
   void invalidJobsAndAutoCommitAreRefusedAndNothingIsWritten() throws Exception {
     assertEquals(
         "name", assertThrows(InvalidValueException.class, () -> Job.of("bad name", "{}")).field());

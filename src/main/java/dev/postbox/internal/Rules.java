@@ -50,9 +50,22 @@ public final class Rules {
     return true;
   }
 
-  /** An event id, dedupe key or inbox id: 1-128 characters, no control characters. */
+  /**
+   * An event id, dedupe key or inbox id: 1-128 characters, no control characters, no leading or
+   * trailing whitespace.
+   */
   public static String eventId(String field, String value) {
-    return text(field, value, MAX_EVENT_ID, false);
+    return id(field, value, MAX_EVENT_ID);
+  }
+
+  /**
+   * A value the database compares for equality (an event id, dedupe key, message key or instance
+   * id): {@link #text} that neither starts nor ends with whitespace.
+   */
+  public static String id(String field, String value, int max) {
+    text(field, value, max, false);
+    requireNoOuterWhitespace(field, value);
+    return value;
   }
 
   /** Up to {@code max} characters without control characters; null allowed if {@code nullable}. */
@@ -93,6 +106,36 @@ public final class Rules {
             field, "must be well-formed Unicode (unpaired surrogate at index " + i + ")");
       }
     }
+  }
+
+  /**
+   * Refuses leading and trailing whitespace ({@link Character#isWhitespace}): MySQL's and MariaDB's
+   * utf8mb4_bin is a PAD SPACE collation, where "a" equals "a ", so a distinct id was dropped as a
+   * duplicate there and stored elsewhere. One rule on every database instead.
+   */
+  private static void requireNoOuterWhitespace(String field, String value) {
+    int first = value.codePointAt(0);
+    int last = value.codePointBefore(value.length());
+    int index;
+    int found;
+    if (Character.isWhitespace(first)) {
+      index = 0;
+      found = first;
+    } else if (Character.isWhitespace(last)) {
+      index = value.length() - Character.charCount(last);
+      found = last;
+    } else {
+      return;
+    }
+    throw new InvalidValueException(
+        field,
+        "must not start or end with whitespace (was "
+            + Text.describe(value)
+            + ", "
+            + String.format("U+%04X", found)
+            + " at index "
+            + index
+            + ")");
   }
 
   /** A header name and value. */

@@ -208,6 +208,13 @@ class InputPropertiesTest {
     return s.chars().noneMatch(Character::isISOControl);
   }
 
+  /** An id or key the database compares: legal text that neither starts nor ends in whitespace. */
+  private static boolean legalId(String s, int max) {
+    return legalText(s, max, false)
+        && !Character.isWhitespace(s.codePointAt(0))
+        && !Character.isWhitespace(s.codePointBefore(s.length()));
+  }
+
   private static int utf8(String s) {
     return s.getBytes(java.nio.charset.StandardCharsets.UTF_8).length;
   }
@@ -217,10 +224,10 @@ class InputPropertiesTest {
     if (!legalName(m.topic())) {
       return "topic";
     }
-    if (m.eventId() != null && !legalText(m.eventId(), 128, false)) {
+    if (m.eventId() != null && !legalId(m.eventId(), 128)) {
       return "eventId";
     }
-    if (m.key() != null && !legalText(m.key(), 255, false)) {
+    if (m.key() != null && !legalId(m.key(), 255)) {
       return "key";
     }
     Map<String, String> seen = new LinkedHashMap<>();
@@ -246,7 +253,7 @@ class InputPropertiesTest {
     if (!legalName(j.name())) {
       return "name";
     }
-    if (j.dedupeKey() != null && !legalText(j.dedupeKey(), 128, false)) {
+    if (j.dedupeKey() != null && !legalId(j.dedupeKey(), 128)) {
       return "dedupeKey";
     }
     if (utf8(j.payload()) > PAYLOAD_LIMIT) {
