@@ -1,9 +1,12 @@
 -- Postbox schema for MySQL 8.0.1+ and MariaDB 10.6+ (InnoDB). Copy into your migrations; Postbox
 -- never runs DDL itself. Times are DATETIME(6) in UTC, always written from UTC_TIMESTAMP(6).
+-- Schema version 2 (upgrades: UPGRADING.md).
 --
 -- Common columns of the Postbox tables:
 --   state         0 = pending, 1 = done (kept for retention), 2 = parked (out of attempts)
 --   attempts      delivery attempts so far; incremented when a row is claimed, so crashes count
+--   claims        times the row was claimed; only grows (a hand-back, an outage refund or a replay
+--                 set attempts back, never this), so leased_by + claims fence every outcome of a claim
 --   available_at  the earliest time, by the database clock, at which any instance may claim the row:
 --                 the due time of a new or retried row, the lease expiry while a row is claimed,
 --                 the finish time of a done row
@@ -18,6 +21,7 @@ CREATE TABLE postbox_outbox (
     headers      MEDIUMTEXT    NULL,
     state        SMALLINT      NOT NULL DEFAULT 0,
     attempts     INT           NOT NULL DEFAULT 0,
+    claims       INT           NOT NULL DEFAULT 0,
     available_at DATETIME(6)   NOT NULL,
     leased_by    VARCHAR(200)  NULL,
     last_error   VARCHAR(2000) NULL,
@@ -37,6 +41,7 @@ CREATE TABLE postbox_jobs (
     max_attempts INT           NOT NULL,
     state        SMALLINT      NOT NULL DEFAULT 0,
     attempts     INT           NOT NULL DEFAULT 0,
+    claims       INT           NOT NULL DEFAULT 0,
     available_at DATETIME(6)   NOT NULL,
     leased_by    VARCHAR(200)  NULL,
     last_error   VARCHAR(2000) NULL,

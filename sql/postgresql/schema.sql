@@ -1,8 +1,11 @@
 -- Postbox schema for PostgreSQL 12+. Copy into your migrations; Postbox never runs DDL itself.
+-- Schema version 2 (upgrades: UPGRADING.md).
 --
 -- Common columns of the Postbox tables:
 --   state         0 = pending, 1 = done (kept for retention), 2 = parked (out of attempts)
 --   attempts      delivery attempts so far; incremented when a row is claimed, so crashes count
+--   claims        times the row was claimed; only grows (a hand-back, an outage refund or a replay
+--                 set attempts back, never this), so leased_by + claims fence every outcome of a claim
 --   available_at  the earliest time, by the database clock, at which any instance may claim the row:
 --                 the due time of a new or retried row, the lease expiry while a row is claimed,
 --                 the finish time of a done row
@@ -17,6 +20,7 @@ CREATE TABLE postbox_outbox (
     headers      TEXT,
     state        SMALLINT      NOT NULL DEFAULT 0,
     attempts     INTEGER       NOT NULL DEFAULT 0,
+    claims       INTEGER       NOT NULL DEFAULT 0,
     available_at TIMESTAMPTZ   NOT NULL DEFAULT now(),
     leased_by    VARCHAR(200),
     last_error   VARCHAR(2000),
@@ -42,6 +46,7 @@ CREATE TABLE postbox_jobs (
     max_attempts INTEGER       NOT NULL,
     state        SMALLINT      NOT NULL DEFAULT 0,
     attempts     INTEGER       NOT NULL DEFAULT 0,
+    claims       INTEGER       NOT NULL DEFAULT 0,
     available_at TIMESTAMPTZ   NOT NULL DEFAULT now(),
     leased_by    VARCHAR(200),
     last_error   VARCHAR(2000),

@@ -1,4 +1,5 @@
 -- Postbox schema for SQLite 3.35+. Copy into your migrations; Postbox never runs DDL itself.
+-- Schema version 2 (upgrades: UPGRADING.md).
 -- Open the database in WAL mode with a busy timeout, e.g.
 --   jdbc:sqlite:app.db?journal_mode=WAL&busy_timeout=5000
 -- Times are INTEGER milliseconds since the Unix epoch, from SQLite's own clock.
@@ -6,6 +7,8 @@
 -- Common columns of the Postbox tables:
 --   state         0 = pending, 1 = done (kept for retention), 2 = parked (out of attempts)
 --   attempts      delivery attempts so far; incremented when a row is claimed, so crashes count
+--   claims        times the row was claimed; only grows (a hand-back, an outage refund or a replay
+--                 set attempts back, never this), so leased_by + claims fence every outcome of a claim
 --   available_at  the earliest time, by the database clock, at which any instance may claim the row:
 --                 the due time of a new or retried row, the lease expiry while a row is claimed,
 --                 the finish time of a done row
@@ -21,6 +24,7 @@ CREATE TABLE postbox_outbox (
     headers      TEXT,
     state        INTEGER NOT NULL DEFAULT 0,
     attempts     INTEGER NOT NULL DEFAULT 0,
+    claims       INTEGER NOT NULL DEFAULT 0,
     available_at INTEGER NOT NULL,
     leased_by    TEXT,
     last_error   TEXT,
@@ -39,6 +43,7 @@ CREATE TABLE postbox_jobs (
     max_attempts INTEGER NOT NULL,
     state        INTEGER NOT NULL DEFAULT 0,
     attempts     INTEGER NOT NULL DEFAULT 0,
+    claims       INTEGER NOT NULL DEFAULT 0,
     available_at INTEGER NOT NULL,
     leased_by    TEXT,
     last_error   TEXT,

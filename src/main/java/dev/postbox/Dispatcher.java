@@ -315,7 +315,7 @@ public final class Dispatcher implements AutoCloseable {
   private void checkTable(QueueTable<?> table) {
     checkColumns(
         table.name(),
-        "id, state, attempts, available_at, leased_by, last_error, created_at, "
+        "id, state, attempts, claims, available_at, leased_by, last_error, created_at, "
             + table.itemColumns());
   }
 
@@ -335,7 +335,8 @@ public final class Dispatcher implements AutoCloseable {
               + table
               + " not found or not as shipped — run sql/"
               + database.name().toLowerCase(Locale.ROOT)
-              + "/schema.sql ("
+              + "/schema.sql, or for a table made by an earlier version the upgrade in"
+              + " UPGRADING.md ("
               + e.getMessage()
               + ")",
           e);

@@ -179,12 +179,13 @@ public final class Jobs {
     return dialects.of(connection);
   }
 
-  private static Claimed<JobRun> read(ResultSet rs, Dialect d, long id, int attempt)
+  private static Claimed<JobRun> read(ResultSet rs, Dialect d, long id, int attempt, int claims)
       throws SQLException {
     String name = rs.getString("name");
     return new Claimed<>(
         id,
         attempt,
+        claims,
         rs.getInt("max_attempts"),
         Long.toString(id),
         name,

@@ -203,8 +203,8 @@ public final class Outbox {
     return dialects.of(connection);
   }
 
-  private static Claimed<Envelope> read(java.sql.ResultSet rs, Dialect d, long id, int attempt)
-      throws SQLException {
+  private static Claimed<Envelope> read(
+      java.sql.ResultSet rs, Dialect d, long id, int attempt, int claims) throws SQLException {
     String eventId = rs.getString("event_id");
     String topic = rs.getString("topic");
     Envelope envelope =
@@ -216,7 +216,7 @@ public final class Outbox {
             HeadersCodec.decode(rs.getString("headers")),
             attempt,
             d.readInstant(rs, "created_at"));
-    return new Claimed<>(id, attempt, 0, eventId, topic, envelope);
+    return new Claimed<>(id, attempt, claims, 0, eventId, topic, envelope);
   }
 
   /** Configures an {@link Outbox}; each option is validated as it is set. Not thread-safe. */

@@ -9,6 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.postbox.testing.Await;
 import dev.postbox.testing.BatchRecordingTransport;
 import dev.postbox.testing.CarryingClaimFailure;
+import dev.postbox.testing.LostAcknowledgement;
 import dev.postbox.testing.RecordingTransport;
 import dev.postbox.testing.Sql;
 import java.sql.Connection;
@@ -204,6 +205,136 @@ public abstract class OutboxContractTest extends DatabaseTest {
     assertFalse(
         deliveredAt.get(0).isBefore(expiry.minusMillis(50)),
         "taken over at " + deliveredAt.get(0) + ", before the lease expired at " + expiry);
+  }
+
+  @Test
+  void aRetriedHandBackWhoseFirstTryCommittedLeavesTheNewerClaimOfTheSameInstanceAlone()
+      throws Exception {
+    // regression: outcomes were fenced by (leased_by, attempts), and a hand-back sets attempts
+    // back, so the probe's new claim of a handed-back row had the old fence value; the writer's
+    // retry of a hand-back whose COMMIT had gone through un-leased it mid-send: sent twice
+    List<Message> messages = new ArrayList<>();
+    for (int i = 1; i <= 10; i++) {
+      messages.add(Message.of("t", "{}").eventId("h-" + i));
+    }
+    add(messages.toArray(Message[]::new));
+    LostAcknowledgement lostAck = new LostAcknowledgement(ds, sql -> sql.contains("attempts - 1"));
+    AtomicInteger leaseLost = new AtomicInteger();
+    RecordingTransport transport =
+        new RecordingTransport() {
+          @Override
+          public void send(Envelope envelope) throws Exception {
+            String id = envelope.eventId();
+            if (List.of("h-1", "h-2", "h-3").contains(id) && envelope.attempt() == 1) {
+              throw new java.io.IOException("broker down"); // three first attempts: an outage
+            }
+            if (id.equals("h-10") && count(id) == 0) { // the probe: newest due row
+              lostAck.beforeRetry.countDown(); // the writer retries the hand-back meanwhile
+              assertTrue(lostAck.retried.await(60, TimeUnit.SECONDS), "the hand-back retried");
+            }
+            super.send(envelope);
+          }
+        };
+    started(
+        Dispatcher.builder(lostAck.dataSource())
+            .outbox(outbox, transport)
+            .instanceId(nextInstanceId())
+            .concurrency(1)
+            .batchSize(10)
+            .pollInterval(Duration.ofMillis(20))
+            .backoff(Backoff.fixed(Duration.ofMillis(10)))
+            .listener(
+                new Listener() {
+                  @Override
+                  public void leaseLost(String table, int count) {
+                    leaseLost.addAndGet(count);
+                  }
+                }));
+
+    Await.until(WAIT, "all delivered", () -> transport.deliveries.size() == 10 && rows() == 0);
+    assertTrue(lostAck.injected(), "the hand-back's acknowledgement was lost");
+    assertEquals(1, transport.count("h-10"), "the probe's row sent");
+    assertEquals(0, transport.duplicated(), "duplicated");
+    assertEquals(0, leaseLost.get(), "leases reported lost");
+  }
+
+  @Test
+  void aStaleFailureOfAReplayedRowLeavesItsNewClaimLeasedAndRenewed() throws Exception {
+    // regression: replay resets attempts, so the same instance's new claim of a replayed row had
+    // the fence of its stale delivery, whose failure then un-leased the new claim mid-send; and
+    // the stale outcome removed the new claim from the renewed rows (equal by value)
+    add(Message.of("t", "{}").eventId("stale"));
+    CountDownLatch firstSending = new CountDownLatch(1);
+    CountDownLatch failFirst = new CountDownLatch(1);
+    CountDownLatch secondSending = new CountDownLatch(1);
+    CountDownLatch finishSecond = new CountDownLatch(1);
+    AtomicInteger sends = new AtomicInteger();
+    AtomicInteger leaseLost = new AtomicInteger();
+    Transport transport =
+        envelope -> {
+          int n = sends.incrementAndGet();
+          if (n == 1) {
+            firstSending.countDown();
+            failFirst.await();
+            throw new java.io.IOException("stale delivery failed");
+          }
+          if (n == 2) {
+            secondSending.countDown();
+            finishSecond.await();
+          }
+        };
+    Dispatcher d =
+        started(
+            dispatcher(transport)
+                .concurrency(2)
+                .lease(Duration.ofSeconds(1))
+                .listener(
+                    new Listener() {
+                      @Override
+                      public void leaseLost(String table, int count) {
+                        leaseLost.addAndGet(count);
+                      }
+                    }));
+    assertTrue(firstSending.await(60, TimeUnit.SECONDS));
+    // meanwhile another instance took the row over and parked it, and an operator replayed it
+    Sql.update(
+        ds,
+        "UPDATE postbox_outbox SET state = 2, leased_by = NULL, attempts = 1"
+            + " WHERE event_id = 'stale'");
+    Sql.commit(ds, c -> assertTrue(outbox.replay(c, "stale")));
+    d.wakeUp();
+    assertTrue(secondSending.await(60, TimeUnit.SECONDS), "claimed again after the replay");
+    failFirst.countDown();
+    Await.until(
+        WAIT,
+        "the stale failure rejected, or the row sent again",
+        () -> leaseLost.get() == 1 || sends.get() > 2);
+    assertEquals(2, sends.get(), "sends while the new claim is sending");
+
+    // the new claim keeps its lease while it sends: renewed past twice the lease
+    Instant renewedPast = Sql.dbNow(ds, db).plusMillis(2000);
+    Await.until(WAIT, "two leases to pass", () -> Sql.dbNow(ds, db).isAfter(renewedPast));
+    assertEquals(
+        d.instanceId(), Sql.value(ds, "SELECT leased_by FROM postbox_outbox"), "still leased");
+    finishSecond.countDown();
+
+    Await.until(WAIT, "the new claim's success", () -> rows() == 0);
+    assertEquals(2, sends.get(), "sends: the stale one and the new claim's, no third");
+    assertEquals(1, leaseLost.get(), "only the stale outcome was rejected");
+  }
+
+  @Test
+  void tablesOfSchemaOneUpgradeWithTheShippedScriptAndKeepTheirRows() {
+    String folder = db.sqlFolder().getFileName().toString();
+    db.resetSchema(java.nio.file.Path.of("src/test/resources/schema-v1", folder + ".sql"));
+    add(Message.of("t", "{}").eventId("before-upgrade"));
+    RecordingTransport transport = new RecordingTransport();
+    assertThrows(PostboxException.class, () -> dispatcher(transport).build().start());
+
+    db.runScript(db.sqlFolder().resolve("upgrade-1-to-2.sql"));
+    started(dispatcher(transport));
+    Await.until(WAIT, "the row added before the upgrade", () -> rows() == 0);
+    assertEquals(1, transport.count("before-upgrade"));
   }
 
   @Test

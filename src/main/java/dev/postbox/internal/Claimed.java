@@ -5,6 +5,8 @@ package dev.postbox.internal;
  *
  * @param id primary key
  * @param attempt this attempt's number (attempts after the claim incremented it)
+ * @param claims the row's claim count after this claim incremented it: with {@code leased_by} it
+ *     fences this claim's outcome, since unlike {@code attempts} it never goes back
  * @param maxAttempts the row's own limit, or 0 to use the dispatcher's
  * @param ref event id or job id, for logs
  * @param topic topic or job name, for logs
@@ -12,17 +14,26 @@ package dev.postbox.internal;
  * @param defect why the row could not be read (it is parked, never delivered); null if it could
  */
 public record Claimed<T>(
-    long id, int attempt, int maxAttempts, String ref, String topic, T item, String defect) {
+    long id,
+    int attempt,
+    int claims,
+    int maxAttempts,
+    String ref,
+    String topic,
+    T item,
+    String defect) {
 
-  public Claimed(long id, int attempt, int maxAttempts, String ref, String topic, T item) {
-    this(id, attempt, maxAttempts, ref, topic, item, null);
+  public Claimed(
+      long id, int attempt, int claims, int maxAttempts, String ref, String topic, T item) {
+    this(id, attempt, claims, maxAttempts, ref, topic, item, null);
   }
 
   /** A claimed row whose columns could not be turned into an item. */
-  static <T> Claimed<T> unreadable(long id, int attempt, RuntimeException problem) {
+  static <T> Claimed<T> unreadable(long id, int attempt, int claims, RuntimeException problem) {
     return new Claimed<>(
         id,
         attempt,
+        claims,
         0,
         Long.toString(id),
         "?",

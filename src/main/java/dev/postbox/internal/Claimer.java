@@ -13,8 +13,9 @@ import javax.sql.DataSource;
 /**
  * Claims due rows in one short transaction: one UPDATE … RETURNING where the database has it, else
  * a read of due ids without locks, then a locking SELECT of those ids that skips held rows plus an
- * UPDATE by primary key. Each claimed row gets {@code leased_by}, {@code attempts + 1} and {@code
- * available_at = now + lease}, all by the database clock. Deadlocks and busy errors are retried.
+ * UPDATE by primary key. Each claimed row gets {@code leased_by}, {@code attempts + 1}, {@code
+ * claims + 1} and {@code available_at = now + lease}, all by the database clock. Deadlocks and busy
+ * errors are retried.
  */
 final class Claimer<T> {
   /** Candidate windows one claim reads at most before it settles for the rows it has. */
@@ -216,7 +217,7 @@ final class Claimer<T> {
         }
         if (carried != null) {
           List<Long> ids = carried.outcomes.stream().map(o -> o.row().id()).toList();
-          s.addBatch(inlined(finish, carried.attempt, ids));
+          s.addBatch(inlined(finish, carried.claims, ids));
         }
         int[] counts = s.executeBatch();
         if (carried != null) {
@@ -275,7 +276,7 @@ final class Claimer<T> {
           c.prepareStatement(sql.lockCandidates(candidates.size(), probe != null))) {
         ps.setInt(bind(ps, 1, candidates), limit - rows.size());
         try (ResultSet rs = ps.executeQuery()) {
-          read(rs, 1, rows, null); // the SELECT sees attempts before the UPDATE adds one
+          read(rs, 1, rows, null); // the SELECT sees the counts before the UPDATE adds one
         }
       }
       if (candidates.size() < size || window == MAX_WINDOWS) {
@@ -322,7 +323,7 @@ final class Claimer<T> {
   private PreparedStatement bindFinish(PreparedStatement ps, int p, Carried carried)
       throws SQLException {
     ps.setString(p++, settings.instanceId());
-    ps.setInt(p++, carried.attempt);
+    ps.setInt(p++, carried.claims);
     for (Outcome o : carried.outcomes) {
       ps.setLong(p++, o.row().id());
     }
@@ -333,7 +334,7 @@ final class Claimer<T> {
    * Reads the claimed rows; with {@code carried}, also the count of finished rows that every row of
    * a combined claim carries (a row with a NULL id only carries the count).
    */
-  private void read(ResultSet rs, int attemptOffset, List<Claimed<T>> rows, Carried carried)
+  private void read(ResultSet rs, int claimOffset, List<Claimed<T>> rows, Carried carried)
       throws SQLException {
     while (rs.next()) {
       if (carried != null) {
@@ -343,13 +344,14 @@ final class Claimer<T> {
       if (carried != null && rs.wasNull()) {
         continue;
       }
-      int attempt = rs.getInt("attempts") + attemptOffset;
+      int attempt = rs.getInt("attempts") + claimOffset;
+      int claims = rs.getInt("claims") + claimOffset;
       Claimed<T> row;
       try {
-        row = table.reader().read(rs, sql.dialect, id, attempt);
+        row = table.reader().read(rs, sql.dialect, id, attempt, claims);
       } catch (RuntimeException e) {
         // e.g. headers written by something else: park this row, never block the others
-        row = Claimed.unreadable(id, attempt, e);
+        row = Claimed.unreadable(id, attempt, claims, e);
       }
       rows.add(row);
     }

@@ -132,22 +132,22 @@ final class Completions {
   }
 
   /**
-   * Takes queued successes for the next claim to record: those of the first one's attempt number
-   * (the others go to this thread), or null if none are queued. Hand the result to {@link #carried}
-   * once the claim committed, or to {@link #giveBack} if it failed.
+   * Takes queued successes for the next claim to record: those of the first one's claim count (the
+   * others go to this thread), or null if none are queued. Hand the result to {@link #carried} once
+   * the claim committed, or to {@link #giveBack} if it failed.
    */
   Carried takeForClaim() {
     Outcome first = successes.poll();
     if (first == null) {
       return null;
     }
-    int attempt = first.row().attempt();
+    int claims = first.row().claims();
     List<Outcome> taken = new ArrayList<>();
     taken.add(first);
     Outcome next;
     boolean other = false;
     while (taken.size() < MAX_BATCH && (next = successes.poll()) != null) {
-      if (next.row().attempt() == attempt) {
+      if (next.row().claims() == claims) {
         taken.add(next);
       } else {
         queue.add(next);
@@ -157,13 +157,13 @@ final class Completions {
     if (other && idle) {
       LockSupport.unpark(thread);
     }
-    return new Carried(attempt, taken);
+    return new Carried(claims, taken);
   }
 
   /** What a committed claim recorded: as if this thread had written it. */
   void carried(Carried c) {
     List<Runnable> afterCommit = new ArrayList<>(1);
-    reportLost(recorded(c.outcomes, c.written, afterCommit), afterCommit);
+    reportLost(recorded(c.outcomes, c.written, afterCommit), false, afterCommit);
     onWritten.accept(c.outcomes);
     afterCommit.forEach(Listeners::call);
   }
@@ -296,15 +296,18 @@ final class Completions {
     long pauseMillis = 50;
     // listener calls and parking logs wait for the commit: a rolled-back try reports nothing
     List<Runnable> afterCommit = new ArrayList<>();
+    boolean mayHaveCommitted = false;
     while (true) {
+      boolean retry = mayHaveCommitted;
       try {
         afterCommit.clear();
         gate.through(
             () ->
                 oneStatement(batch)
-                    ? Jdbc.autoCommit(dataSource, c -> write(c, batch, afterCommit))
-                    : Jdbc.inTransaction(dataSource, c -> write(c, batch, afterCommit)));
+                    ? Jdbc.autoCommit(dataSource, c -> write(c, batch, retry, afterCommit))
+                    : Jdbc.inTransaction(dataSource, c -> write(c, batch, retry, afterCommit)));
       } catch (SQLException | RuntimeException e) {
+        mayHaveCommitted |= connectionLost(e);
         if (System.nanoTime() >= giveUpAtNanos) {
           log.warn(
               "{} - could not record {} outcomes on {} before shutdown; their leases will expire and"
@@ -359,14 +362,28 @@ final class Completions {
 
   /** True if {@code batch} is written by one statement, which needs no transaction around it. */
   private static boolean oneStatement(List<Outcome> batch) {
-    int attempt = batch.get(0).row().attempt();
+    int claims = batch.get(0).row().claims();
     for (Outcome o : batch) {
-      if (batch.size() > 1
-          && (o.kind() != Outcome.Kind.SUCCEEDED || o.row().attempt() != attempt)) {
+      if (batch.size() > 1 && (o.kind() != Outcome.Kind.SUCCEEDED || o.row().claims() != claims)) {
         return false;
       }
     }
     return true;
+  }
+
+  /**
+   * True if {@code e} says the connection broke, perhaps after the server committed: a retry then
+   * finds rows the earlier try already wrote.
+   */
+  private static boolean connectionLost(Exception e) {
+    if (!(e instanceof SQLException s)) {
+      return false;
+    }
+    String state = s.getSQLState();
+    return state == null
+        || state.startsWith("08")
+        || state.startsWith("57")
+        || s instanceof SQLRecoverableException;
   }
 
   /** True if retrying the same write cannot help: a bad value, a constraint, a bug. */
@@ -374,42 +391,55 @@ final class Completions {
     if (!(e instanceof SQLException s)) {
       return true;
     }
-    String state = s.getSQLState();
-    boolean connection = state == null || state.startsWith("08") || state.startsWith("57");
-    return !connection
+    return !connectionLost(s)
         && !sql.dialect.isTransient(s)
-        && !(s instanceof SQLTransientException)
-        && !(s instanceof SQLRecoverableException);
+        && !(s instanceof SQLTransientException);
   }
 
-  private Void write(Connection c, List<Outcome> batch, List<Runnable> afterCommit)
+  /**
+   * Writes {@code batch} on {@code c}. {@code retry}: an earlier try of this batch failed in a way
+   * that may have committed it (the connection broke), so rows that no longer match may have been
+   * written by that try rather than taken over: not reported as lost leases.
+   */
+  private Void write(Connection c, List<Outcome> batch, boolean retry, List<Runnable> afterCommit)
       throws SQLException {
     if (batch.size() > 1 && oneStatement(batch)) { // the usual case: skip the grouping
-      reportLost(writeSuccesses(c, batch.get(0).row().attempt(), batch, afterCommit), afterCommit);
+      int lost = writeSuccesses(c, batch.get(0).row().claims(), batch, afterCommit);
+      reportLost(lost, retry, afterCommit);
       return null;
     }
-    Map<Integer, List<Outcome>> successesByAttempt = new TreeMap<>();
+    Map<Integer, List<Outcome>> successesByClaims = new TreeMap<>();
     List<Outcome> others = new ArrayList<>();
     for (Outcome o : batch) {
       if (o.kind() == Outcome.Kind.SUCCEEDED) {
-        successesByAttempt.computeIfAbsent(o.row().attempt(), a -> new ArrayList<>()).add(o);
+        successesByClaims.computeIfAbsent(o.row().claims(), a -> new ArrayList<>()).add(o);
       } else {
         others.add(o);
       }
     }
     int lost = 0;
-    for (Map.Entry<Integer, List<Outcome>> group : successesByAttempt.entrySet()) {
+    for (Map.Entry<Integer, List<Outcome>> group : successesByClaims.entrySet()) {
       lost += writeSuccesses(c, group.getKey(), group.getValue(), afterCommit);
     }
     for (Outcome o : others) {
       lost += writeOther(c, o, afterCommit) ? 0 : 1;
     }
-    reportLost(lost, afterCommit);
+    reportLost(lost, retry, afterCommit);
     return null;
   }
 
-  private void reportLost(int lost, List<Runnable> afterCommit) {
-    if (lost > 0) {
+  private void reportLost(int lost, boolean retry, List<Runnable> afterCommit) {
+    if (lost > 0 && retry) {
+      int lostCount = lost;
+      afterCommit.add(
+          () ->
+              log.info(
+                  "{} - {} outcomes on {} matched no row when written again after a broken"
+                      + " connection: the earlier try had committed them, or their leases moved on",
+                  settings.instanceId(),
+                  lostCount,
+                  sql.table));
+    } else if (lost > 0) {
       int lostCount = lost;
       afterCommit.add(
           () -> {
@@ -425,7 +455,7 @@ final class Completions {
   }
 
   private int writeSuccesses(
-      Connection c, int attempt, List<Outcome> rows, List<Runnable> afterCommit)
+      Connection c, int claims, List<Outcome> rows, List<Runnable> afterCommit)
       throws SQLException {
     String statement = sql.finish(rows.size(), keepDone);
     int written =
@@ -435,7 +465,7 @@ final class Completions {
             ps -> {
               int p = 1;
               ps.setString(p++, settings.instanceId());
-              ps.setInt(p++, attempt);
+              ps.setInt(p++, claims);
               for (Outcome o : rows) {
                 ps.setLong(p++, o.row().id());
               }
@@ -472,7 +502,7 @@ final class Completions {
       try (PreparedStatement ps = c.prepareStatement(sql.release)) {
         ps.setLong(1, row.id());
         ps.setString(2, settings.instanceId());
-        ps.setInt(3, row.attempt());
+        ps.setInt(3, row.claims());
         return ps.executeUpdate() == 1;
       }
     }
@@ -486,7 +516,7 @@ final class Completions {
       ps.setString(4, error);
       ps.setLong(5, row.id());
       ps.setString(6, settings.instanceId());
-      ps.setInt(7, row.attempt());
+      ps.setInt(7, row.claims());
       if (ps.executeUpdate() != 1) {
         return false;
       }

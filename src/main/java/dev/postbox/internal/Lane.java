@@ -593,7 +593,8 @@ public final class Lane<T> {
 
   private void written(List<Outcome> batch) {
     for (Outcome o : batch) {
-      held.remove(o.row().id(), o.row()); // not a newer claim of the same row
+      // this claim of the row only, by identity: a newer claim may be equal in every field
+      held.computeIfPresent(o.row().id(), (id, row) -> row == o.row() ? null : row);
     }
   }
 

@@ -5,7 +5,8 @@ import java.util.List;
 
 /**
  * The engine's statements for one table in one dialect, built once. Every row change is fenced by
- * {@code leased_by} and {@code attempts}, so only the claim that leased a row can finish it.
+ * {@code leased_by} and {@code claims}, so only the claim that leased a row can finish it: {@code
+ * claims} only grows, while {@code attempts} goes back on a hand-back, a refund or a replay.
  */
 final class QueueSql {
   private static final String DUE = "state = 0 AND available_at <= ";
@@ -59,10 +60,10 @@ final class QueueSql {
    */
   final String claimCandidates;
 
-  /** Failure. Params: state, attempts, delay millis, last_error, id, leased_by, attempts. */
+  /** Failure. Params: state, attempts, delay millis, last_error, id, leased_by, claims. */
   final String fail;
 
-  /** Hand back an unstarted row. Params: id, leased_by, attempts. */
+  /** Hand back an unstarted row. Params: id, leased_by, claims. */
   final String release;
 
   /** Delete finished rows older than retention. Params: -retention millis, limit. */
@@ -73,7 +74,7 @@ final class QueueSql {
   QueueSql(Dialect dialect, QueueTable<?> t, int batchSize) {
     this.dialect = dialect;
     this.table = t.name();
-    this.returned = "id, attempts, created_at, " + t.itemColumns();
+    this.returned = "id, attempts, claims, created_at, " + t.itemColumns();
     this.doneSet = t.doneSet();
     this.batchSize = batchSize;
     this.claimReturning = claimReturning(OLDEST_DUE_FIRST + batchSize);
@@ -84,13 +85,13 @@ final class QueueSql {
             + " SET state = ?, attempts = ?, available_at = "
             + dialect.nowPlusMillis()
             + ", leased_by = NULL, last_error = ?"
-            + " WHERE id = ? AND leased_by = ? AND attempts = ?";
+            + " WHERE id = ? AND leased_by = ? AND claims = ?";
     this.release =
         "UPDATE "
             + table
             + " SET attempts = attempts - 1, available_at = "
             + dialect.now()
-            + ", leased_by = NULL WHERE id = ? AND leased_by = ? AND attempts = ?";
+            + ", leased_by = NULL WHERE id = ? AND leased_by = ? AND claims = ?";
     this.cleanup =
         dialect.deleteLimited(
             table, "id", "state = 1 AND available_at < " + dialect.nowPlusMillis());
@@ -150,7 +151,7 @@ final class QueueSql {
   String claimUpdate(int n) {
     return "UPDATE "
         + table
-        + " SET leased_by = ?, attempts = attempts + 1, available_at = "
+        + " SET leased_by = ?, attempts = attempts + 1, claims = claims + 1, available_at = "
         + dialect.nowPlusMillis()
         + " WHERE id IN ("
         + marks(n)
@@ -162,12 +163,12 @@ final class QueueSql {
     return keepDone ? done(n) : delete(n);
   }
 
-  /** Success, deleting. Params: leased_by, attempts, then n ids. */
+  /** Success, deleting. Params: leased_by, claims, then n ids. */
   String delete(int n) {
     return dialect.changeLeasedRows("DELETE FROM " + table, false, table, n);
   }
 
-  /** Success, keeping the row as done. Params: leased_by, attempts, then n ids. */
+  /** Success, keeping the row as done. Params: leased_by, claims, then n ids. */
   String done(int n) {
     return dialect.changeLeasedRows(
         "UPDATE "

@@ -7,5 +7,6 @@ import java.sql.SQLException;
 /** Reads the table-specific columns of a claimed row into the item a deliverer receives. */
 @FunctionalInterface
 public interface RowReader<T> {
-  Claimed<T> read(ResultSet rs, Dialect dialect, long id, int attempt) throws SQLException;
+  Claimed<T> read(ResultSet rs, Dialect dialect, long id, int attempt, int claims)
+      throws SQLException;
 }

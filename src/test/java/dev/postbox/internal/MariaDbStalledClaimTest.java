@@ -103,7 +103,7 @@ class MariaDbStalledClaimTest {
   @Test
   void aClaimerStalledAfterFindingNothingDueWhileFinishingRowsLocksNothing() throws Exception {
     // finishing a row it no longer holds: the finish goes in the claim's first batch
-    Claimed<Long> gone = new Claimed<>(999_999, 1, 0, "gone", "t", 999_999L);
+    Claimed<Long> gone = new Claimed<>(999_999, 1, 1, 0, "gone", "t", 999_999L);
     Carried carried =
         new Carried(1, List.of(new Outcome(gone, Outcome.Kind.SUCCEEDED, null, null, 0)));
     stallAfterFindingNothingDue(carried);
@@ -166,8 +166,8 @@ class MariaDbStalledClaimTest {
             "event_id",
             "topic",
             "",
-            (rs, dialect, id, attempt) ->
-                new Claimed<>(id, attempt, 0, rs.getString("event_id"), "t", id));
+            (rs, dialect, id, attempt, claims) ->
+                new Claimed<>(id, attempt, claims, 0, rs.getString("event_id"), "t", id));
     return new Claimer<>(
         dataSource,
         new QueueSql(Dialects.of(Database.MYSQL), table, settings.batchSize()),

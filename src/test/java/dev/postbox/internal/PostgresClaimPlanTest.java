@@ -79,7 +79,7 @@ class PostgresClaimPlanTest {
         Statement s = c.createStatement()) {
       s.execute(
           "INSERT INTO postbox_outbox (id, event_id, topic, payload, leased_by, attempts,"
-              + " available_at) SELECT i, 'e' || i, 't', '{}', 'someone', 1,"
+              + " claims, available_at) SELECT i, 'e' || i, 't', '{}', 'someone', 1, 1,"
               + " now() + interval '1 minute' FROM generate_series(1, 4) i");
       // the lease renewer holds the new versions of rows 1-4 while the finish runs
       renewal.setAutoCommit(false);
@@ -162,8 +162,9 @@ class PostgresClaimPlanTest {
       // ids 1-3 leased by 'someone' at attempt 1, id 4 by another instance, ids 5-6 due
       s.execute(
           "INSERT INTO postbox_outbox (id, event_id, topic, payload, leased_by, attempts,"
-              + " available_at) SELECT i, 'e' || i, 't', '{}', CASE WHEN i <= 3 THEN 'someone'"
-              + " WHEN i = 4 THEN 'other' END, CASE WHEN i <= 4 THEN 1 ELSE 0 END,"
+              + " claims, available_at) SELECT i, 'e' || i, 't', '{}', CASE WHEN i <= 3 THEN"
+              + " 'someone' WHEN i = 4 THEN 'other' END, CASE WHEN i <= 4 THEN 1 ELSE 0 END,"
+              + " CASE WHEN i <= 4 THEN 1 ELSE 0 END,"
               + " CASE WHEN i <= 4 THEN now() + interval '1 minute' ELSE now() END"
               + " FROM generate_series(1, 6) i");
       String combined = sql.claimReturningAfter(sql.delete(4));

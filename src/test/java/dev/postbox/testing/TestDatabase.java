@@ -151,19 +151,39 @@ public final class TestDatabase implements AutoCloseable {
 
   /** Drops the Postbox tables and runs the shipped schema file. */
   public void resetSchema() {
+    resetSchema(schemaFile());
+  }
+
+  /** Drops the Postbox tables and runs {@code schema} instead of the shipped schema file. */
+  public void resetSchema(Path schema) {
     try (Connection c = dataSource.getConnection();
         Statement s = c.createStatement()) {
       for (String table : TABLES) {
         s.execute("DROP TABLE IF EXISTS " + table);
       }
-      for (String statement : statements(Files.readString(schemaFile()))) {
+    } catch (SQLException e) {
+      throw new IllegalStateException("dropping the Postbox tables failed", e);
+    }
+    runScript(schema);
+  }
+
+  /** Runs the statements of an SQL script such as a shipped schema or upgrade file. */
+  public void runScript(Path script) {
+    try (Connection c = dataSource.getConnection();
+        Statement s = c.createStatement()) {
+      for (String statement : statements(Files.readString(script))) {
         s.execute(statement);
       }
     } catch (SQLException e) {
-      throw new IllegalStateException("running " + schemaFile() + " failed", e);
+      throw new IllegalStateException("running " + script + " failed", e);
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
+  }
+
+  /** The folder of this database's shipped SQL files: {@code sql/<db>}. */
+  public Path sqlFolder() {
+    return schemaFile().getParent();
   }
 
   /** Splits a schema file into statements: drops comment lines, splits at ';' ending a line. */

@@ -36,13 +36,13 @@ public interface Dialect {
   /**
    * The one-statement claim (where {@link #claimsWithUpdateReturning}): on the rows {@code
    * dueSelect} locks (an {@code id} column), sets {@code leased_by} (the first parameter), adds one
-   * to {@code attempts} and sets {@code available_at} to now plus the lease in ms (the second
-   * parameter); {@code dueSelect}'s parameters follow. Returns {@code returned}.
+   * to {@code attempts} and {@code claims} and sets {@code available_at} to now plus the lease in
+   * ms (the second parameter); {@code dueSelect}'s parameters follow. Returns {@code returned}.
    */
   default String claimReturning(String table, String dueSelect, String returned) {
     return "UPDATE "
         + table
-        + " SET leased_by = ?, attempts = attempts + 1, available_at = "
+        + " SET leased_by = ?, attempts = attempts + 1, claims = claims + 1, available_at = "
         + nowPlusMillis()
         + " WHERE id IN ("
         + dueSelect
@@ -52,11 +52,11 @@ public interface Dialect {
 
   /**
    * {@code change} ({@code DELETE FROM table} or {@code UPDATE table SET …}) of the {@code n} rows
-   * whose ids are bound, fenced: only rows still leased by this instance with this attempt number.
-   * Params: leased_by, attempts, then the n ids.
+   * whose ids are bound, fenced: only rows still leased by this instance with this claim count.
+   * Params: leased_by, claims, then the n ids.
    */
   default String changeLeasedRows(String change, boolean update, String table, int n) {
-    StringBuilder s = new StringBuilder(change).append(" WHERE leased_by = ? AND attempts = ?");
+    StringBuilder s = new StringBuilder(change).append(" WHERE leased_by = ? AND claims = ?");
     s.append(" AND id IN (");
     for (int i = 0; i < n; i++) {
       s.append(i == 0 ? "?" : ", ?");

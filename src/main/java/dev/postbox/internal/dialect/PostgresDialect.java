@@ -81,7 +81,8 @@ final class PostgresDialect implements Dialect {
   private static String lease(String table, String returned) {
     return "UPDATE "
         + table
-        + " SET leased_by = claim$lease.lease_owner, attempts = attempts + 1, available_at ="
+        + " SET leased_by = claim$lease.lease_owner, attempts = attempts + 1, claims = claims + 1,"
+        + " available_at ="
         + " statement_timestamp() + claim$lease.lease_millis * interval '1 millisecond'"
         + " FROM claim$due, claim$lease WHERE id = claim$due.due_id RETURNING "
         + returned;

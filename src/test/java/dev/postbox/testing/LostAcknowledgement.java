@@ -1,0 +1,96 @@
+package dev.postbox.testing;
+
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Method;
+import java.lang.reflect.Proxy;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Predicate;
+import javax.sql.DataSource;
+
+/**
+ * A DataSource whose first transaction that runs a statement matching {@code statement} commits on
+ * the server and then reports a lost connection ({@code 08006}) to the client, as when the server's
+ * acknowledgement of a COMMIT never arrives. The client's retry of that transaction (its next
+ * matching statement) waits for {@link #beforeRetry} to open; {@link #retried} opens once the retry
+ * has committed. Reports as no wrapper, so nothing reaches the real connection around it.
+ */
+public final class LostAcknowledgement {
+  private final DataSource target;
+  private final Predicate<String> statement;
+  private final AtomicInteger state = new AtomicInteger(); // 0 armed, 1 injected, 2 retrying
+  public final CountDownLatch beforeRetry = new CountDownLatch(1);
+  public final CountDownLatch retried = new CountDownLatch(1);
+
+  public LostAcknowledgement(DataSource target, Predicate<String> statement) {
+    this.target = target;
+    this.statement = statement;
+  }
+
+  /** True once a commit was acknowledged as lost. */
+  public boolean injected() {
+    return state.get() > 0;
+  }
+
+  public DataSource dataSource() {
+    return (DataSource)
+        Proxy.newProxyInstance(
+            getClass().getClassLoader(),
+            new Class<?>[] {DataSource.class},
+            (proxy, method, args) -> {
+              Object result = invoke(target, method, args);
+              return result instanceof Connection c ? connection(c) : result;
+            });
+  }
+
+  private Connection connection(Connection real) {
+    boolean[] matched = {false};
+    return (Connection)
+        Proxy.newProxyInstance(
+            getClass().getClassLoader(),
+            new Class<?>[] {Connection.class},
+            (proxy, method, args) -> {
+              switch (method.getName()) {
+                case "isWrapperFor":
+                  return false;
+                case "prepareStatement":
+                  if (statement.test((String) args[0])) {
+                    matched[0] = true;
+                    if (state.compareAndSet(1, 2)) {
+                      if (!beforeRetry.await(60, TimeUnit.SECONDS)) {
+                        throw new IllegalStateException("the retry was never let through");
+                      }
+                    }
+                  }
+                  break;
+                case "commit":
+                  if (matched[0]) {
+                    matched[0] = false;
+                    invoke(real, method, args);
+                    if (state.compareAndSet(0, 1)) {
+                      throw new SQLException("connection lost after COMMIT (injected)", "08006");
+                    }
+                    if (state.get() == 2) {
+                      retried.countDown();
+                    }
+                    return null;
+                  }
+                  break;
+                default:
+                  break;
+              }
+              return invoke(real, method, args);
+            });
+  }
+
+  private static Object invoke(Object target, Method method, Object[] args) throws Throwable {
+    try {
+      return method.invoke(target, args);
+    } catch (InvocationTargetException e) {
+      throw e.getCause();
+    }
+  }
+}

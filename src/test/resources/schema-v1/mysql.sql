@@ -1,0 +1,57 @@
+-- Postbox schema for MySQL 8.0.1+ and MariaDB 10.6+ (InnoDB). Copy into your migrations; Postbox
+-- never runs DDL itself. Times are DATETIME(6) in UTC, always written from UTC_TIMESTAMP(6).
+--
+-- Common columns of the Postbox tables:
+--   state         0 = pending, 1 = done (kept for retention), 2 = parked (out of attempts)
+--   attempts      delivery attempts so far; incremented when a row is claimed, so crashes count
+--   available_at  the earliest time, by the database clock, at which any instance may claim the row:
+--                 the due time of a new or retried row, the lease expiry while a row is claimed,
+--                 the finish time of a done row
+--   leased_by     instance id of the dispatcher that claimed the row (fences its completion)
+
+CREATE TABLE postbox_outbox (
+    id           BIGINT        NOT NULL AUTO_INCREMENT,
+    event_id     VARCHAR(128)  NOT NULL,
+    topic        VARCHAR(200)  NOT NULL,
+    msg_key      VARCHAR(255)  NULL,
+    payload      LONGTEXT      NOT NULL,
+    headers      MEDIUMTEXT    NULL,
+    state        SMALLINT      NOT NULL DEFAULT 0,
+    attempts     INT           NOT NULL DEFAULT 0,
+    available_at DATETIME(6)   NOT NULL,
+    leased_by    VARCHAR(200)  NULL,
+    last_error   VARCHAR(2000) NULL,
+    created_at   DATETIME(6)   NOT NULL,
+    PRIMARY KEY (id),
+    UNIQUE KEY postbox_outbox_event_id (event_id),
+    -- InnoDB locks every row it scans: the claim's WHERE and ORDER BY are served by this index alone
+    KEY postbox_outbox_claim (state, available_at, id)
+) ENGINE = InnoDB DEFAULT CHARSET = utf8mb4 COLLATE = utf8mb4_bin;
+
+CREATE TABLE postbox_jobs (
+    id           BIGINT        NOT NULL AUTO_INCREMENT,
+    name         VARCHAR(200)  NOT NULL,
+    payload      LONGTEXT      NOT NULL,
+    -- unique among unfinished jobs: cleared when the job finishes
+    dedupe_key   VARCHAR(128)  NULL,
+    max_attempts INT           NOT NULL,
+    state        SMALLINT      NOT NULL DEFAULT 0,
+    attempts     INT           NOT NULL DEFAULT 0,
+    available_at DATETIME(6)   NOT NULL,
+    leased_by    VARCHAR(200)  NULL,
+    last_error   VARCHAR(2000) NULL,
+    created_at   DATETIME(6)   NOT NULL,
+    PRIMARY KEY (id),
+    UNIQUE KEY postbox_jobs_dedupe_key (dedupe_key),
+    -- serves the claim (state = 0) and the retention cleanup (state = 1)
+    KEY postbox_jobs_claim (state, available_at, id)
+) ENGINE = InnoDB DEFAULT CHARSET = utf8mb4 COLLATE = utf8mb4_bin;
+
+-- consumer-side dedupe: one row per (consumer, event) handled, deleted after the retention
+CREATE TABLE postbox_inbox (
+    consumer   VARCHAR(200) NOT NULL,
+    event_id   VARCHAR(128) NOT NULL,
+    created_at DATETIME(6)  NOT NULL,
+    PRIMARY KEY (consumer, event_id),
+    KEY postbox_inbox_created_at (created_at)
+) ENGINE = InnoDB DEFAULT CHARSET = utf8mb4 COLLATE = utf8mb4_bin;

@@ -1,0 +1,59 @@
+-- Postbox schema for SQLite 3.35+. Copy into your migrations; Postbox never runs DDL itself.
+-- Open the database in WAL mode with a busy timeout, e.g.
+--   jdbc:sqlite:app.db?journal_mode=WAL&busy_timeout=5000
+-- Times are INTEGER milliseconds since the Unix epoch, from SQLite's own clock.
+--
+-- Common columns of the Postbox tables:
+--   state         0 = pending, 1 = done (kept for retention), 2 = parked (out of attempts)
+--   attempts      delivery attempts so far; incremented when a row is claimed, so crashes count
+--   available_at  the earliest time, by the database clock, at which any instance may claim the row:
+--                 the due time of a new or retried row, the lease expiry while a row is claimed,
+--                 the finish time of a done row
+--   leased_by     instance id of the dispatcher that claimed the row (fences its completion)
+
+CREATE TABLE postbox_outbox (
+    -- AUTOINCREMENT: ids are never reused, so a stale completion can never match a newer row
+    id           INTEGER PRIMARY KEY AUTOINCREMENT,
+    event_id     TEXT    NOT NULL,
+    topic        TEXT    NOT NULL,
+    msg_key      TEXT,
+    payload      TEXT    NOT NULL,
+    headers      TEXT,
+    state        INTEGER NOT NULL DEFAULT 0,
+    attempts     INTEGER NOT NULL DEFAULT 0,
+    available_at INTEGER NOT NULL,
+    leased_by    TEXT,
+    last_error   TEXT,
+    created_at   INTEGER NOT NULL,
+    CONSTRAINT postbox_outbox_event_id UNIQUE (event_id)
+);
+
+CREATE INDEX postbox_outbox_claim ON postbox_outbox (state, available_at, id);
+
+CREATE TABLE postbox_jobs (
+    id           INTEGER PRIMARY KEY AUTOINCREMENT,
+    name         TEXT    NOT NULL,
+    payload      TEXT    NOT NULL,
+    -- unique among unfinished jobs: cleared when the job finishes
+    dedupe_key   TEXT,
+    max_attempts INTEGER NOT NULL,
+    state        INTEGER NOT NULL DEFAULT 0,
+    attempts     INTEGER NOT NULL DEFAULT 0,
+    available_at INTEGER NOT NULL,
+    leased_by    TEXT,
+    last_error   TEXT,
+    created_at   INTEGER NOT NULL,
+    CONSTRAINT postbox_jobs_dedupe_key UNIQUE (dedupe_key)
+);
+
+CREATE INDEX postbox_jobs_claim ON postbox_jobs (state, available_at, id);
+
+-- consumer-side dedupe: one row per (consumer, event) handled, deleted after the retention
+CREATE TABLE postbox_inbox (
+    consumer   TEXT    NOT NULL,
+    event_id   TEXT    NOT NULL,
+    created_at INTEGER NOT NULL,
+    PRIMARY KEY (consumer, event_id)
+);
+
+CREATE INDEX postbox_inbox_created_at ON postbox_inbox (created_at);
