@@ -43,7 +43,7 @@ import org.slf4j.LoggerFactory;
 public final class Dispatcher implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(Dispatcher.class);
 
-  private final Builder config;
+  private final Settings config;
   private final ReentrantLock lifecycle = new ReentrantLock();
   private volatile List<Lane<?>> lanes = List.of(); // published whole: wakeUp() reads it
   private volatile boolean started;
@@ -52,9 +52,30 @@ public final class Dispatcher implements AutoCloseable {
   private Periodic inboxCleaner;
   private PostgresNotifications notifications;
 
-  private Dispatcher(Builder config) {
+  private Dispatcher(Settings config) {
     this.config = config;
   }
+
+  /** The options of one built dispatcher: copied from its builder, never changed after. */
+  private record Settings(
+      DataSource dataSource,
+      Outbox outbox,
+      Transport transport,
+      Jobs jobs,
+      Inbox inbox,
+      Map<String, JobHandler> handlers,
+      int batchSize,
+      int concurrency,
+      Duration pollInterval,
+      Duration lease,
+      int maxAttempts,
+      Backoff backoff,
+      String instanceId,
+      Duration shutdownTimeout,
+      Duration cleanupInterval,
+      int vacuumEvery,
+      Listener listener,
+      Database database) {}
 
   /** A builder for a dispatcher that borrows its connections from {@code dataSource}. */
   public static Builder builder(DataSource dataSource) {
@@ -63,7 +84,7 @@ public final class Dispatcher implements AutoCloseable {
 
   /** This dispatcher's instance id, written to {@code leased_by} of the rows it claims. */
   public String instanceId() {
-    return config.instanceId;
+    return config.instanceId();
   }
 
   /**
@@ -77,26 +98,26 @@ public final class Dispatcher implements AutoCloseable {
     try {
       if (started || closed) {
         throw new IllegalStateException(
-            config.instanceId + " - dispatcher already " + (closed ? "closed" : "started"));
+            config.instanceId() + " - dispatcher already " + (closed ? "closed" : "started"));
       }
       Dialect dialect = Dialects.of(database = detect());
       Map<String, Runnable> channels = new HashMap<>();
       List<Lane<?>> built = new ArrayList<>();
-      if (config.outbox != null) {
+      if (config.outbox() != null) {
         Lane<?> lane = outboxLane(dialect);
         built.add(lane);
-        if (config.outbox.notifies()) {
+        if (config.outbox().notifies()) {
           channels.put(PostgresNotifications.channel(lane.table()), lane::wakeUp);
         }
       }
-      if (config.jobs != null) {
+      if (config.jobs() != null) {
         Lane<?> lane = jobsLane(dialect);
         built.add(lane);
-        if (config.jobs.notifies()) {
+        if (config.jobs().notifies()) {
           channels.put(PostgresNotifications.channel(lane.table()), lane::wakeUp);
         }
       }
-      Periodic cleaner = config.inbox == null ? null : inboxCleaner(dialect);
+      Periodic cleaner = config.inbox() == null ? null : inboxCleaner(dialect);
       // every check passed: from here on, start things
       lanes = List.copyOf(built);
       if (cleaner != null) {
@@ -104,7 +125,8 @@ public final class Dispatcher implements AutoCloseable {
         inboxCleaner.start();
       }
       if (!channels.isEmpty() && database == Database.POSTGRESQL) {
-        notifications = new PostgresNotifications(config.dataSource, channels, config.instanceId);
+        notifications =
+            new PostgresNotifications(config.dataSource(), channels, config.instanceId());
         notifications.start();
       }
       for (Lane<?> lane : lanes) {
@@ -113,13 +135,13 @@ public final class Dispatcher implements AutoCloseable {
       started = true;
       log.info(
           "{} - started on {}: {} (batch {}, concurrency {}, poll {} ms, lease {} s{})",
-          config.instanceId,
+          config.instanceId(),
           database,
           lanes.stream().map(Lane::table).toList(),
-          config.batchSize,
-          config.concurrency,
-          config.pollInterval.toMillis(),
-          config.lease.toSeconds(),
+          config.batchSize(),
+          config.concurrency(),
+          config.pollInterval().toMillis(),
+          config.lease().toSeconds(),
           notifications == null ? "" : ", LISTEN " + channels.keySet());
     } finally {
       lifecycle.unlock();
@@ -127,13 +149,13 @@ public final class Dispatcher implements AutoCloseable {
   }
 
   private Lane<Envelope> outboxLane(Dialect dialect) {
-    checkTable(config.outbox.queueTable());
-    Transport transport = config.transport;
+    checkTable(config.outbox().queueTable());
+    Transport transport = config.transport();
     return new Lane<>(
-        config.dataSource,
+        config.dataSource(),
         dialect,
-        config.outbox.queueTable(),
-        settings(config.maxAttempts, Duration.ZERO, true),
+        config.outbox().queueTable(),
+        settings(config.maxAttempts(), Duration.ZERO, true),
         row -> transport.send(row.item()),
         sendsBatches(transport) ? rows -> sendBatch(transport, rows) : null);
   }
@@ -174,14 +196,14 @@ public final class Dispatcher implements AutoCloseable {
   }
 
   private Lane<Jobs.JobRun> jobsLane(Dialect dialect) {
-    checkTable(config.jobs.queueTable());
-    Map<String, JobHandler> handlers = config.handlers;
-    String instance = config.instanceId;
+    checkTable(config.jobs().queueTable());
+    Map<String, JobHandler> handlers = config.handlers();
+    String instance = config.instanceId();
     return new Lane<>(
-        config.dataSource,
+        config.dataSource(),
         dialect,
-        config.jobs.queueTable(),
-        settings(config.maxAttempts, config.jobs.retention(), false),
+        config.jobs().queueTable(),
+        settings(config.maxAttempts(), config.jobs().retention(), false),
         row -> {
           JobHandler handler = handlers.get(row.item().name());
           if (handler == null) {
@@ -200,22 +222,22 @@ public final class Dispatcher implements AutoCloseable {
   }
 
   private Periodic inboxCleaner(Dialect dialect) {
-    Inbox inbox = config.inbox;
+    Inbox inbox = config.inbox();
     checkColumns(inbox.table(), "consumer, event_id, created_at");
     String sql =
         dialect.deleteLimited(
             inbox.table(), "(consumer, event_id)", "created_at < " + dialect.nowPlusMillis());
     Cleanup cleanup =
         new Cleanup(
-            config.dataSource,
+            config.dataSource(),
             inbox.table(),
             sql,
             inbox.retention(),
-            config.instanceId,
+            config.instanceId(),
             () -> closed);
     return new Periodic(
-        config.instanceId + "-" + inbox.table() + "-cleanup",
-        List.of(new Periodic.Task(config.cleanupInterval, cleanup)));
+        config.instanceId() + "-" + inbox.table() + "-cleanup",
+        List.of(new Periodic.Task(config.cleanupInterval(), cleanup)));
   }
 
   /**
@@ -241,74 +263,65 @@ public final class Dispatcher implements AutoCloseable {
         return;
       }
       closed = true;
-      boolean interrupted = false;
-      // each part is closed even if closing another was interrupted
-      List<Closer> parts = new ArrayList<>();
+      // each part is closed even if the caller is interrupted meanwhile; the interrupt is kept
+      boolean interrupted = Thread.interrupted();
       if (notifications != null) {
-        parts.add(notifications::close);
+        interrupted |= notifications.close();
       }
       for (Lane<?> lane : lanes) {
-        parts.add(lane::close);
+        lane.close();
+        interrupted |= Thread.interrupted();
       }
       if (inboxCleaner != null) {
-        parts.add(inboxCleaner::close);
-      }
-      for (Closer part : parts) {
-        try {
-          part.close();
-        } catch (InterruptedException e) {
-          interrupted = true;
-        }
+        interrupted |= inboxCleaner.close();
       }
       if (interrupted) {
-        log.warn("{} - interrupted while closing; closed anyway", config.instanceId);
+        log.warn(
+            "{} - interrupted while closing: running deliveries were interrupted at once",
+            config.instanceId());
         Thread.currentThread().interrupt();
       }
       if (started) {
-        log.info("{} - stopped", config.instanceId);
+        log.info("{} - stopped", config.instanceId());
       }
     } finally {
       lifecycle.unlock();
     }
   }
 
-  private interface Closer {
-    void close() throws InterruptedException;
-  }
-
   private LaneSettings settings(int maxAttempts, Duration retention, boolean detectOutage) {
     return new LaneSettings(
-        config.instanceId,
-        config.batchSize,
-        config.concurrency,
-        config.pollInterval,
-        config.lease,
+        config.instanceId(),
+        config.batchSize(),
+        config.concurrency(),
+        config.pollInterval(),
+        config.lease(),
         maxAttempts,
-        config.backoff,
+        config.backoff(),
         retention,
-        config.cleanupInterval,
-        config.vacuumEvery,
+        config.cleanupInterval(),
+        config.vacuumEvery(),
         detectOutage,
-        config.shutdownTimeout,
-        config.listener);
+        config.shutdownTimeout(),
+        config.listener());
   }
 
   private Database detect() {
-    if (config.database != null) {
-      log.info("{} - database forced to {}", config.instanceId, config.database);
-      return config.database;
+    if (config.database() != null) {
+      log.info("{} - database forced to {}", config.instanceId(), config.database());
+      return config.database();
     }
-    try (Connection c = config.dataSource.getConnection()) {
+    try (Connection c = config.dataSource().getConnection()) {
       Database detected = Dialects.detect(c);
       log.info(
           "{} - detected {} ({} {})",
-          config.instanceId,
+          config.instanceId(),
           detected,
           c.getMetaData().getDatabaseProductName(),
           c.getMetaData().getDatabaseProductVersion());
       return detected;
     } catch (SQLException e) {
-      throw Jdbc.wrap(config.instanceId + " - connecting to detect the database", e);
+      throw Jdbc.wrap(config.instanceId() + " - connecting to detect the database", e);
     }
   }
 
@@ -322,7 +335,7 @@ public final class Dispatcher implements AutoCloseable {
   private void checkColumns(String table, String columns) {
     try {
       Jdbc.autoCommit(
-          config.dataSource,
+          config.dataSource(),
           c -> {
             try (var s = c.createStatement()) {
               s.executeQuery("SELECT " + columns + " FROM " + table + " WHERE 1 = 0").close();
@@ -357,7 +370,7 @@ public final class Dispatcher implements AutoCloseable {
     private Duration lease = Duration.ofMinutes(2);
     private int maxAttempts = 10;
     private Backoff backoff = Backoff.exponential(Duration.ofSeconds(1), Duration.ofMinutes(10));
-    private String instanceId = defaultInstanceId();
+    private String instanceId; // null: a new one for each built dispatcher
     private Duration shutdownTimeout = Duration.ofSeconds(30);
     private Duration cleanupInterval = Duration.ofMinutes(1);
     private int vacuumEvery = 50_000;
@@ -500,13 +513,36 @@ public final class Dispatcher implements AutoCloseable {
       return this;
     }
 
-    /** A dispatcher with these options; it does nothing until {@link Dispatcher#start()}. */
+    /**
+     * A dispatcher with these options, copied: changing this builder later changes nothing built.
+     * Each dispatcher built without an {@link #instanceId} gets its own. It does nothing until
+     * {@link Dispatcher#start()}.
+     */
     public Dispatcher build() {
       if (outbox == null && jobs == null && inbox == null) {
         throw new InvalidValueException(
             "outbox", "jobs or inbox must be set: give the dispatcher something to do");
       }
-      return new Dispatcher(this);
+      return new Dispatcher(
+          new Settings(
+              dataSource,
+              outbox,
+              transport,
+              jobs,
+              inbox,
+              handlers,
+              batchSize,
+              concurrency,
+              pollInterval,
+              lease,
+              maxAttempts,
+              backoff,
+              instanceId != null ? instanceId : defaultInstanceId(),
+              shutdownTimeout,
+              cleanupInterval,
+              vacuumEvery,
+              listener,
+              database));
     }
 
     private static String defaultInstanceId() {

@@ -44,6 +44,13 @@ public interface Listener {
   default void outageEnded(String table, Duration outage) {}
 
   /**
+   * Dispatching on {@code table} stopped for good in this dispatcher: one of its threads failed
+   * with {@code cause} (an {@link Error}) on every try for a whole lease. It no longer claims or
+   * renews, so other instances take its rows over one lease later; restart the process.
+   */
+  default void tableStopped(String table, Throwable cause) {}
+
+  /**
    * A claim or an outcome write on {@code table} hit a deadlock, a lock wait timeout or a busy
    * database and is retried after a short jittered pause; {@code operation} is {@code "claim"} or
    * {@code "outcome"}. Expected now and then under contention (MySQL/MariaDB deadlocks, SQLite

@@ -41,6 +41,7 @@ final class Completions {
   private final LaneSettings settings;
   private final boolean keepDone;
   private final Consumer<List<Outcome>> onWritten;
+  private final Consumer<Throwable> onGiveUp; // an Error on every try for a whole lease
   private final WriteGate gate;
   private final Statements statements;
   private final Vacuum vacuum;
@@ -67,7 +68,9 @@ final class Completions {
       WriteGate gate,
       IntSupplier running,
       BooleanSupplier claimingSoon,
-      Consumer<List<Outcome>> onWritten) {
+      Consumer<List<Outcome>> onWritten,
+      Consumer<Throwable> onGiveUp) {
+    this.onGiveUp = onGiveUp;
     this.claimingSoon = claimingSoon;
     this.gate = gate;
     this.vacuum =
@@ -175,31 +178,58 @@ final class Completions {
   }
 
   /** Writes what is queued (retrying a failing database until {@code deadline}), then stops. */
-  void close(Duration patience) throws InterruptedException {
+  /**
+   * Writes what is queued (retrying a failing database until {@code patience} has passed), then
+   * stops; waits for that through interrupts. Returns true if the caller was interrupted.
+   */
+  boolean close(Duration patience) {
     giveUpAtNanos = System.nanoTime() + patience.toNanos();
     add(STOP);
-    thread.join();
+    return Joins.join(thread, patience.plusSeconds(5));
   }
 
   private void run() {
+    LoopGuard guard = new LoopGuard(thread.getName(), settings.lease());
     List<Outcome> batch = new ArrayList<>();
     boolean stop = false;
-    while (!stop) {
-      Outcome first = take();
-      if (first == null) {
-        return; // interrupted
+    while (true) {
+      try {
+        if (batch.isEmpty()) {
+          Outcome first = take();
+          if (first == null) {
+            return; // interrupted
+          }
+          batch.add(first);
+          drain(batch, MAX_BATCH);
+          if (lingers) {
+            linger(batch);
+          }
+        }
+        if (batch.remove(STOP)) {
+          stop = true;
+          drain(batch, Integer.MAX_VALUE);
+        }
+        writeWithRetry(batch); // keeps going through SQL failures; an Error reaches the guard
+        batch.clear();
+        guard.succeeded();
+        if (stop) {
+          return;
+        }
+      } catch (Throwable e) { // the same batch is written again after the pause
+        if (System.nanoTime() >= giveUpAtNanos) {
+          log.warn(
+              "{} - could not record {} outcomes before shutdown; their leases will expire and"
+                  + " they will be delivered again",
+              thread.getName(),
+              batch.size(),
+              e);
+          return;
+        }
+        if (!guard.survived(e)) {
+          onGiveUp.accept(e);
+          return;
+        }
       }
-      batch.add(first);
-      drain(batch, MAX_BATCH);
-      if (lingers) {
-        linger(batch);
-      }
-      if (batch.remove(STOP)) {
-        stop = true;
-        drain(batch, Integer.MAX_VALUE);
-      }
-      writeWithRetry(batch);
-      batch.clear();
     }
   }
 

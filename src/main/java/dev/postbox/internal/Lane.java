@@ -89,7 +89,14 @@ public final class Lane<T> {
     this.claimer = new Claimer<>(dataSource, sql, table, settings, gate);
     this.completions =
         new Completions(
-            dataSource, sql, settings, gate, this::runningNow, () -> claiming, this::written);
+            dataSource,
+            sql,
+            settings,
+            gate,
+            this::runningNow,
+            () -> claiming,
+            this::written,
+            e -> stopAfter("outcome writer", e));
     // renewal gets its own thread: a long cleanup must never delay it past a lease
     this.leases = new LeaseRenewer(dataSource, sql, settings, held::keySet);
     this.renewer =
@@ -142,9 +149,11 @@ public final class Lane<T> {
   /**
    * Stops claiming, waits up to the shutdown timeout for running deliveries, hands back rows that
    * were claimed but not started, interrupts what is left, writes the outcomes, then stops renewing
-   * leases.
+   * leases. Every step runs even if the calling thread is interrupted: an interrupt only cuts the
+   * wait for running deliveries short. The interrupt status is kept.
    */
-  public void close() throws InterruptedException {
+  public void close() {
+    boolean interrupted = false;
     stopping = true;
     lock.lock();
     try {
@@ -154,90 +163,142 @@ public final class Lane<T> {
       lock.unlock();
     }
     if (loop != null) {
-      loop.join();
+      interrupted |= Joins.join(loop, Duration.ofSeconds(30));
     }
     handBack(takeWaiting());
-    long deadline = System.nanoTime() + settings.shutdownTimeout().toNanos();
-    if (!awaitIdle(deadline)) {
+    boolean idle;
+    try {
+      idle = awaitIdle(System.nanoTime() + settings.shutdownTimeout().toNanos());
+    } catch (InterruptedException e) {
+      interrupted = true;
+      idle = false;
+    }
+    if (!idle) {
       interruptDeliveries();
-      awaitIdle(System.nanoTime() + TimeUnit.SECONDS.toNanos(5));
+      interrupted |= awaitIdleUninterruptibly(System.nanoTime() + TimeUnit.SECONDS.toNanos(5));
     }
     if (cleaner != null) {
-      cleaner.close();
+      interrupted |= cleaner.close();
     }
-    completions.close(settings.shutdownTimeout().plusSeconds(5));
-    renewer.close(); // last: rows stay leased until their outcomes are written
+    interrupted |= completions.close(settings.shutdownTimeout().plusSeconds(5));
+    interrupted |= renewer.close(); // last: rows stay leased until their outcomes are written
     if (!held.isEmpty()) {
       log.warn(
           "{} - {} rows still leased at shutdown; they return after their lease expires",
           name,
           held.size());
     }
+    if (interrupted) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  /**
+   * Stops this lane for good after one of its loops could not go on: no more claims, no more lease
+   * renewals, so other instances take its rows over after one lease.
+   */
+  void stopAfter(String loopName, Throwable cause) {
+    stopping = true;
+    wakeUp();
+    log.error(
+        "{} - {} failed with errors for a whole lease; no longer claiming or renewing leases on {}:"
+            + " other instances take its rows over after the lease; restart this process",
+        name,
+        loopName,
+        table.name(),
+        cause);
+    Listeners.call(() -> settings.listener().tableStopped(table.name(), cause));
+    renewer.stopWithoutWaiting();
   }
 
   private void claimLoop() {
     claiming = true;
+    LoopGuard guard = new LoopGuard(name + "-claims", settings.lease());
     try {
-      claimRows();
+      while (!stopping) {
+        try {
+          if (!claimOnce()) {
+            return;
+          }
+          guard.succeeded();
+        } catch (Throwable e) { // an Error: an SQLException or a bug is handled in claimOnce
+          Duration pause = guard.pauseAfter(e);
+          if (pause == null) {
+            stopAfter("claim loop", e);
+            return;
+          }
+          waitForWakeUp(pause);
+        }
+      }
     } finally {
       claiming = false;
       completions.claimsPaused();
     }
   }
 
-  private void claimRows() {
-    long errorPauseMillis = 100;
+  // the claim loop's own state across claims
+  private long errorPauseMillis = 100;
+  private long idleWaitNanos;
+
+  /**
+   * One turn of the claim loop: waits for a free slot, claims and starts the deliveries, or waits
+   * after an empty or failed claim. False when the lane is stopping.
+   */
+  private boolean claimOnce() {
     long pollNanos = settings.pollInterval().toNanos();
-    long idleWaitNanos = pollNanos;
-    while (!stopping) {
-      if (!awaitSlot()) {
-        break;
-      }
-      int limit = outage.claimLimit(settings.batchSize(), runningNow());
-      if (limit == 0) { // outage: wait for the probe time, or for the running probe to end
-        waitForWakeUp(runningNow() > 0 ? settings.pollInterval() : outage.untilProbe());
-        continue;
-      }
-      List<Claimed<T>> rows;
-      Carried carried = null; // successes this claim records too
-      try {
-        // in an outage the one row claimed is a probe: the newest not probed yet in this outage,
-        // else (every due row failed a probe) the newest again
-        List<Long> probed = outage.probeExclusions();
-        carried = probed == null ? completions.takeForClaim() : null;
-        List<Claimed<T>> claimed = claim(limit, probed, carried);
-        if (carried != null) {
-          completions.carried(carried);
-          carried = null;
-        }
-        if (claimed.isEmpty() && probed != null && !probed.isEmpty()) {
-          claimed = claim(limit, List.of(), null);
-        }
-        rows = claimed;
-        outage.claimed(rows);
-        errorPauseMillis = 100;
-      } catch (SQLException | RuntimeException e) {
-        if (carried != null) {
-          completions.giveBack(carried);
-        }
-        log.warn("{} - claim failed, retrying in {} ms: {}", name, errorPauseMillis, e.toString());
-        waitForWakeUp(Duration.ofMillis(errorPauseMillis));
-        errorPauseMillis =
-            Math.min(errorPauseMillis * 2, settings.pollInterval().toMillis() * 10 + 100);
-        continue;
-      }
-      if (rows.isEmpty()) {
-        waitForWakeUp(Duration.ofNanos(idleWaitNanos));
-        idleWaitNanos = Math.min(idleWaitNanos * 2, pollNanos);
-        continue;
-      }
-      // rows are being added: after the next empty claim look again soon, not only when woken,
-      // because a wake-up can lag far behind its commit (pgjdbc hands NOTIFYs over only once none
-      // has arrived for 1 ms: under a steady stream of adds, hundreds of ms late)
-      idleWaitNanos = FIRST_IDLE_WAIT_NANOS;
-      Listeners.call(() -> settings.listener().claimed(table.name(), rows.size()));
-      startAll(rows);
+    if (!awaitSlot()) {
+      return false;
     }
+    int limit = outage.claimLimit(settings.batchSize());
+    if (limit == 0) { // outage: wait for the probe time, or for the probe in flight to end
+      waitForWakeUp(outage.probing() ? settings.pollInterval() : outage.untilProbe());
+      return true;
+    }
+    List<Claimed<T>> rows;
+    Carried carried = null; // successes this claim records too
+    try {
+      // in an outage the one row claimed is a probe: the newest not probed yet in this outage,
+      // else (every due row failed a probe) the newest again
+      List<Long> probed = outage.probeExclusions();
+      carried = probed == null ? completions.takeForClaim() : null;
+      List<Claimed<T>> claimed = claim(limit, probed, carried);
+      if (carried != null) {
+        completions.carried(carried);
+        carried = null;
+      }
+      if (claimed.isEmpty() && probed != null && !probed.isEmpty()) {
+        claimed = claim(limit, List.of(), null);
+      }
+      rows = claimed;
+      outage.claimed(rows);
+      errorPauseMillis = 100;
+    } catch (Throwable e) {
+      if (carried != null) {
+        completions.giveBack(carried);
+      }
+      outage.claimed(List.of());
+      if (e instanceof Error error) {
+        throw error;
+      }
+      log.warn("{} - claim failed, retrying in {} ms: {}", name, errorPauseMillis, e.toString());
+      waitForWakeUp(Duration.ofMillis(errorPauseMillis));
+      errorPauseMillis =
+          Math.min(errorPauseMillis * 2, settings.pollInterval().toMillis() * 10 + 100);
+      return true;
+    }
+    if (rows.isEmpty()) {
+      idleWaitNanos = idleWaitNanos == 0 ? pollNanos : idleWaitNanos;
+      waitForWakeUp(Duration.ofNanos(idleWaitNanos));
+      idleWaitNanos = Math.min(idleWaitNanos * 2, pollNanos);
+      return true;
+    }
+    // rows are being added: after the next empty claim look again soon, not only when woken,
+    // because a wake-up can lag far behind its commit (pgjdbc hands NOTIFYs over only once none
+    // has arrived for 1 ms: under a steady stream of adds, hundreds of ms late)
+    idleWaitNanos = FIRST_IDLE_WAIT_NANOS;
+    Listeners.call(() -> settings.listener().claimed(table.name(), rows.size()));
+    startAll(rows);
+    return true;
   }
 
   private List<Claimed<T>> claim(int limit, List<Long> probe, Carried carried) throws SQLException {
@@ -252,6 +313,9 @@ public final class Lane<T> {
     List<Claimed<T>> deliverable = new ArrayList<>(rows.size());
     for (Claimed<T> row : rows) {
       int max = maxAttempts(row);
+      if ((batchDeliverer != null && row.defect() != null) || row.attempt() > max) {
+        outage.ended(row.id()); // never delivered: a probe that is not sent is no probe
+      }
       if (batchDeliverer != null && row.defect() != null) {
         completions.add(
             new Outcome(row, Outcome.Kind.PARKED, new ParkNow(row.defect()), Duration.ZERO, 0));
@@ -410,6 +474,7 @@ public final class Lane<T> {
                   new IllegalStateException("no outcome"),
                   Duration.ofSeconds(1),
                   System.nanoTime() - started));
+      outage.ended(row.id());
       finished();
     }
   }
@@ -458,6 +523,7 @@ public final class Lane<T> {
         }
       }
       completions.addAll(outcomes);
+      outage.ended(rows.get(0).id());
       finished();
     }
   }
@@ -516,6 +582,7 @@ public final class Lane<T> {
         lock.unlock();
       }
       release(rows);
+      outage.ended(rows.get(0).id());
       log.error(
           "{} - cannot start a delivery thread; handing {} rows back (first id={})",
           name,
@@ -635,6 +702,19 @@ public final class Lane<T> {
     } finally {
       lock.unlock();
       claiming = !stopping;
+    }
+  }
+
+  /** {@link #awaitIdle} that waits through interrupts; true if it was interrupted. */
+  private boolean awaitIdleUninterruptibly(long deadlineNanos) {
+    boolean interrupted = false;
+    while (true) {
+      try {
+        awaitIdle(deadlineNanos);
+        return interrupted;
+      } catch (InterruptedException e) {
+        interrupted = true;
+      }
     }
   }
 

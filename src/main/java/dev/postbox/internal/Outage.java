@@ -51,15 +51,48 @@ final class Outage {
     this.maxPauseNanos = Math.max(Duration.ofSeconds(30).toNanos(), initialPauseNanos);
   }
 
-  /** How many rows to claim now: all of a batch when healthy, one probe at a time in an outage. */
-  int claimLimit(int batchSize, int running) {
+  /**
+   * How many rows to claim now: all of a batch when healthy; in an outage one probe once its pause
+   * has passed and no probe is in flight, else none. Deliveries that started before the outage do
+   * not hold the probe back: one of them may hang for good.
+   */
+  int claimLimit(int batchSize) {
     if (!active) {
       return batchSize;
     }
     lock.lock();
     try {
-      probeRequested = active && running == 0 && System.nanoTime() - nextProbeNanos >= 0;
+      probeRequested = active && probeRowId == -1 && System.nanoTime() - nextProbeNanos >= 0;
       return probeRequested ? 1 : active ? 0 : batchSize;
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /** True while a probe is being delivered. */
+  boolean probing() {
+    lock.lock();
+    try {
+      return probeRowId != -1;
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /**
+   * The delivery of row {@code rowId} ended, however: if it was the probe, the next one may go once
+   * the pause has passed (a failed probe already set it; a probe that ended otherwise, say rejected
+   * or interrupted, leaves it as it was).
+   */
+  void ended(long rowId) {
+    if (!active) {
+      return;
+    }
+    lock.lock();
+    try {
+      if (probeRowId == rowId) {
+        probeRowId = -1;
+      }
     } finally {
       lock.unlock();
     }

@@ -26,11 +26,19 @@ public final class Periodic {
     thread.start();
   }
 
-  /** Stops after the task now running, if any. */
-  public void close() throws InterruptedException {
+  /**
+   * Stops after the task now running, if any, and waits for that; returns true if the caller was
+   * interrupted meanwhile (it still waits).
+   */
+  public boolean close() {
+    stopWithoutWaiting();
+    return Joins.join(thread, Duration.ofDays(1));
+  }
+
+  /** Stops after the task now running, if any, without waiting for it. */
+  public void stopWithoutWaiting() {
     stopped = true;
     LockSupport.unpark(thread);
-    thread.join();
   }
 
   public boolean stopped() {
@@ -59,11 +67,13 @@ public final class Periodic {
     }
   }
 
-  private static void runQuietly(Runnable action) {
+  private void runQuietly(Runnable action) {
     try {
       action.run();
     } catch (RuntimeException e) {
-      log.warn("periodic task failed", e);
+      log.warn("{} - task failed", thread.getName(), e);
+    } catch (Throwable e) { // an Error must not end the thread: the next run may go through
+      log.error("{} - task failed", thread.getName(), e);
     }
   }
 }

@@ -52,10 +52,11 @@ public final class PostgresNotifications {
     thread.start();
   }
 
-  public void close() throws InterruptedException {
+  /** Stops listening and waits for that, through interrupts; true if the caller was interrupted. */
+  public boolean close() {
     stopped = true;
     LockSupport.unpark(thread);
-    thread.join();
+    return Joins.join(thread, java.time.Duration.ofSeconds(30));
   }
 
   private void run() {

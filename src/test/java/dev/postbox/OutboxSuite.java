@@ -1,0 +1,40 @@
+package dev.postbox;
+
+import dev.postbox.testing.Sql;
+import java.time.Duration;
+import java.util.List;
+
+/** Base of the outbox contract suites: an outbox on the default table and a fast dispatcher. */
+public abstract class OutboxSuite extends DatabaseTest {
+  protected static final Duration WAIT = Duration.ofSeconds(60);
+
+  protected final Outbox outbox = Outbox.builder().build();
+
+  /** A fast-polling dispatcher for tests; start it with {@link #started} so it is closed after. */
+  protected Dispatcher.Builder dispatcher(Transport transport) {
+    return Dispatcher.builder(ds)
+        .outbox(outbox, transport)
+        .instanceId(nextInstanceId())
+        .pollInterval(Duration.ofMillis(20))
+        .backoff(Backoff.fixed(Duration.ofMillis(10)))
+        .shutdownTimeout(Duration.ofSeconds(10));
+  }
+
+  /** Adds and commits {@code messages} in one transaction. */
+  protected void add(Message... messages) {
+    Sql.commit(ds, c -> outbox.addAll(c, List.of(messages)));
+  }
+
+  /** Adds and commits {@code n} messages with event ids {@code prefix0 … prefix(n-1)}. */
+  protected void addNumbered(String prefix, int n) {
+    Message[] messages = new Message[n];
+    for (int i = 0; i < n; i++) {
+      messages[i] = Message.of("t", "{}").eventId(prefix + i);
+    }
+    add(messages);
+  }
+
+  protected long rows() {
+    return Sql.count(ds, "SELECT COUNT(*) FROM postbox_outbox");
+  }
+}
