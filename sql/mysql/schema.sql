@@ -36,8 +36,10 @@ CREATE TABLE postbox_jobs (
     id           BIGINT        NOT NULL AUTO_INCREMENT,
     name         VARCHAR(200)  NOT NULL,
     payload      LONGTEXT      NOT NULL,
-    -- unique among unfinished jobs: cleared when the job finishes
+    -- unique among jobs not started yet: moved to running_key when the job is first claimed
     dedupe_key   VARCHAR(128)  NULL,
+    -- the dedupe key of a job that has started, until it finishes: a new job with the key waits
+    running_key  VARCHAR(128)  NULL,
     max_attempts INT           NOT NULL,
     state        SMALLINT      NOT NULL DEFAULT 0,
     attempts     INT           NOT NULL DEFAULT 0,
@@ -48,6 +50,7 @@ CREATE TABLE postbox_jobs (
     created_at   DATETIME(6)   NOT NULL,
     PRIMARY KEY (id),
     UNIQUE KEY postbox_jobs_dedupe_key (dedupe_key),
+    UNIQUE KEY postbox_jobs_running_key (running_key),
     -- serves the claim (state = 0) and the retention cleanup (state = 1)
     KEY postbox_jobs_claim (state, available_at, id)
 ) ENGINE = InnoDB DEFAULT CHARSET = utf8mb4 COLLATE = utf8mb4_bin;

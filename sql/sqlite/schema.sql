@@ -38,8 +38,10 @@ CREATE TABLE postbox_jobs (
     id           INTEGER PRIMARY KEY AUTOINCREMENT,
     name         TEXT    NOT NULL,
     payload      TEXT    NOT NULL,
-    -- unique among unfinished jobs: cleared when the job finishes
+    -- unique among jobs not started yet: moved to running_key when the job is first claimed
     dedupe_key   TEXT,
+    -- the dedupe key of a job that has started, until it finishes: a new job with the key waits
+    running_key  TEXT,
     max_attempts INTEGER NOT NULL,
     state        INTEGER NOT NULL DEFAULT 0,
     attempts     INTEGER NOT NULL DEFAULT 0,
@@ -48,7 +50,8 @@ CREATE TABLE postbox_jobs (
     leased_by    TEXT,
     last_error   TEXT,
     created_at   INTEGER NOT NULL,
-    CONSTRAINT postbox_jobs_dedupe_key UNIQUE (dedupe_key)
+    CONSTRAINT postbox_jobs_dedupe_key UNIQUE (dedupe_key),
+    CONSTRAINT postbox_jobs_running_key UNIQUE (running_key)
 );
 
 CREATE INDEX postbox_jobs_claim ON postbox_jobs (state, available_at, id);

@@ -329,7 +329,8 @@ public final class Dispatcher implements AutoCloseable {
     checkColumns(
         table.name(),
         "id, state, attempts, claims, available_at, leased_by, last_error, created_at, "
-            + table.itemColumns());
+            + table.itemColumns()
+            + (table.checkedColumns().isEmpty() ? "" : ", " + table.checkedColumns()));
   }
 
   private void checkColumns(String table, String columns) {

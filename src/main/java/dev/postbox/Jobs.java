@@ -60,7 +60,21 @@ public final class Jobs {
     this.notify = b.notify;
     this.queueTable =
         new QueueTable<>(
-            table, "name, payload, max_attempts", "id", "name", ", dedupe_key = NULL", Jobs::read);
+            table,
+            "name, payload, max_attempts",
+            "id",
+            "name",
+            ", dedupe_key = NULL, running_key = NULL",
+            // a job whose dedupe key a started job holds waits for that job to finish
+            " AND (dedupe_key IS NULL OR NOT EXISTS (SELECT 1 FROM "
+                + table
+                + " running_job WHERE running_job.running_key = "
+                + table
+                + ".dedupe_key))",
+            // MySQL assigns left to right: running_key takes the key before it is cleared
+            ", running_key = dedupe_key, dedupe_key = NULL",
+            "dedupe_key, running_key",
+            Jobs::read);
     this.dialects = new DialectChoice(b.database);
     this.admin = new QueueAdmin(queueTable, "jobs", dialects);
     this.insert =

@@ -62,6 +62,9 @@ public final class Outbox {
             "event_id",
             "topic",
             "",
+            "",
+            "",
+            "",
             Outbox::read);
     this.dialects = new DialectChoice(b.database);
     this.admin = new QueueAdmin(queueTable, "messages", dialects);

@@ -369,6 +369,61 @@ public abstract class JobsContractTest extends DatabaseTest {
   }
 
   @Test
+  void aDedupeKeyHeldByARunningJobTakesOneFollowUpThatRunsAfterIt() throws Exception {
+    // regression: a job enqueued while the job holding its key ran returned false and was
+    // dropped, so a change made during a sync-customer run was never synced
+    CountDownLatch firstRunning = new CountDownLatch(1);
+    CountDownLatch finishFirst = new CountDownLatch(1);
+    List<String> events = new CopyOnWriteArrayList<>();
+    JobHandler sync =
+        new JobHandler() {
+          @Override
+          public String name() {
+            return "sync";
+          }
+
+          @Override
+          public void execute(String payload) throws Exception {
+            events.add("start " + payload);
+            if (payload.equals("first")) {
+              firstRunning.countDown();
+              finishFirst.await();
+            }
+            events.add("end " + payload);
+          }
+        };
+    enqueue(Job.of("sync", "first").dedupeKey("customer-7"));
+    Dispatcher d = started(dispatcher(jobs, sync).concurrency(4));
+    assertTrue(firstRunning.await(60, TimeUnit.SECONDS));
+
+    Sql.commit(
+        ds,
+        c -> {
+          assertTrue(
+              jobs.enqueue(c, Job.of("sync", "follow-up").dedupeKey("customer-7")),
+              "a follow-up of the running job is taken");
+          assertFalse(
+              jobs.enqueue(c, Job.of("sync", "second-follow-up").dedupeKey("customer-7")),
+              "one follow-up only");
+        });
+    enqueue(Job.of("sync", "unrelated")); // due after the follow-up: a claim passed it over
+    d.wakeUp();
+    Await.until(WAIT, "the unrelated job", () -> events.contains("end unrelated"));
+    assertFalse(events.contains("start follow-up"), "the follow-up waits for the running job");
+
+    finishFirst.countDown();
+    Await.until(WAIT, "the follow-up", () -> events.contains("end follow-up"));
+    assertTrue(
+        events.indexOf("start follow-up") > events.indexOf("end first"),
+        "the follow-up started after the first ended: " + events);
+    assertFalse(events.contains("start second-follow-up"));
+    Await.until(WAIT, "all done", () -> count("state = 1") == 3);
+    // every key free again
+    Sql.commit(
+        ds, c -> assertTrue(jobs.enqueue(c, Job.of("sync", "later").dedupeKey("customer-7"))));
+  }
+
+  @Test
   void aDedupeKeyDifferingOnlyByOuterWhitespaceIsRefusedNotDroppedAsADuplicate() {
     // regression: on MariaDB "customer-7 " collided with "customer-7" and enqueue returned false
     Sql.commit(

@@ -70,12 +70,16 @@ final class QueueSql {
   final String cleanup;
 
   private final String doneSet;
+  private final String claimFilter;
+  private final String claimSet;
 
   QueueSql(Dialect dialect, QueueTable<?> t, int batchSize) {
     this.dialect = dialect;
     this.table = t.name();
     this.returned = "id, attempts, claims, created_at, " + t.itemColumns();
     this.doneSet = t.doneSet();
+    this.claimFilter = t.claimFilter();
+    this.claimSet = t.claimSet();
     this.batchSize = batchSize;
     this.claimReturning = claimReturning(OLDEST_DUE_FIRST + batchSize);
     this.claimCandidates = candidates(0, false);
@@ -103,11 +107,12 @@ final class QueueSql {
    * leased_by, lease millis, then {@code finish}'s.
    */
   String claimReturningAfter(String finish) {
-    return dialect.claimReturningAfter(table, due(OLDEST_DUE_FIRST + batchSize), returned, finish);
+    return dialect.claimReturningAfter(
+        table, due(OLDEST_DUE_FIRST + batchSize), claimSet, returned, finish);
   }
 
   private String claimReturning(String order) {
-    return dialect.claimReturning(table, due(order), returned);
+    return dialect.claimReturning(table, due(order), claimSet, returned);
   }
 
   private String due(String order) {
@@ -116,12 +121,13 @@ final class QueueSql {
         + " WHERE "
         + DUE
         + dialect.now()
+        + claimFilter
         + order
         + dialect.skipLocked();
   }
 
   private String candidates(String order) {
-    return "SELECT id FROM " + table + " WHERE " + DUE + dialect.now() + order;
+    return "SELECT id FROM " + table + " WHERE " + DUE + dialect.now() + claimFilter + order;
   }
 
   /**
@@ -142,6 +148,7 @@ final class QueueSql {
         + ") AND "
         + DUE
         + dialect.now()
+        + claimFilter
         + (probe ? " ORDER BY id DESC" : "")
         + " LIMIT ?"
         + dialect.skipLocked();
@@ -151,7 +158,9 @@ final class QueueSql {
   String claimUpdate(int n) {
     return "UPDATE "
         + table
-        + " SET leased_by = ?, attempts = attempts + 1, claims = claims + 1, available_at = "
+        + " SET leased_by = ?, attempts = attempts + 1, claims = claims + 1"
+        + claimSet
+        + ", available_at = "
         + dialect.nowPlusMillis()
         + " WHERE id IN ("
         + marks(n)

@@ -10,6 +10,10 @@ package dev.postbox.internal;
  * @param refColumn the column parked rows are addressed by (event_id or id)
  * @param topicColumn the topic or job-name column
  * @param doneSet extra SET assignments when a finished row is kept ("" for none)
+ * @param claimFilter a condition, starting with " AND ", that a due row must also meet to be
+ *     claimed ("" for none)
+ * @param claimSet extra SET assignments of a claim ("" for none)
+ * @param checkedColumns table-specific columns whose absence {@code start()} reports
  * @param reader maps a claimed row
  */
 public record QueueTable<T>(
@@ -18,4 +22,7 @@ public record QueueTable<T>(
     String refColumn,
     String topicColumn,
     String doneSet,
+    String claimFilter,
+    String claimSet,
+    String checkedColumns,
     RowReader<T> reader) {}

@@ -10,7 +10,9 @@ import dev.postbox.testing.TestDatabase;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.Statement;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import org.junit.jupiter.api.AfterAll;
@@ -57,6 +59,40 @@ class MariaDbClaimPlanTest {
     assertServedByIndex("postbox_jobs", "name, payload, max_attempts", "postbox_jobs_claim");
   }
 
+  @Test
+  void jobClaimWalksTheClaimIndexAndChecksDedupeKeysOfStartedJobsByTheirIndex() throws Exception {
+    // jobs whose dedupe key a started job holds wait: one probe of running_key per candidate
+    QueueSql sql =
+        new QueueSql(
+            Dialects.of(Database.MYSQL),
+            new QueueTable<>(
+                "postbox_jobs",
+                "name, payload, max_attempts",
+                "id",
+                "name",
+                "",
+                JOBS_CLAIM_FILTER,
+                "",
+                "",
+                null),
+            100);
+    try (Connection c = db.dataSource().getConnection();
+        Statement s = c.createStatement()) {
+      s.execute("ANALYZE TABLE postbox_jobs");
+      List<Map<String, String>> steps = steps(s, "EXPLAIN " + sql.claimCandidates);
+      assertEquals(2, steps.size(), "candidates plan: " + steps);
+      assertEquals("postbox_jobs_claim", steps.get(0).get("key"), "candidates plan: " + steps);
+      assertFalse(steps.get(0).get("Extra").contains("filesort"), "candidates plan: " + steps);
+      assertEquals(
+          "postbox_jobs_running_key", steps.get(1).get("key"), "candidates plan: " + steps);
+    }
+  }
+
+  /** The claim filter of {@code dev.postbox.Jobs}, on the default table. */
+  private static final String JOBS_CLAIM_FILTER =
+      " AND (dedupe_key IS NULL OR NOT EXISTS (SELECT 1 FROM postbox_jobs running_job"
+          + " WHERE running_job.running_key = postbox_jobs.dedupe_key))";
+
   /** 5,000 rows, every {@code nth} one not pending, so the index has something to skip. */
   private void fill(String insert, int nth) throws Exception {
     try (Connection c = db.dataSource().getConnection();
@@ -72,14 +108,23 @@ class MariaDbClaimPlanTest {
 
   /** The first row of {@code explain}'s plan, column by column; fails if it has more steps. */
   private static Map<String, String> plan(Statement s, String explain) throws Exception {
+    List<Map<String, String>> steps = steps(s, explain);
+    assertEquals(1, steps.size(), "one table, one step: " + steps);
+    return steps.get(0);
+  }
+
+  /** Every row of {@code explain}'s plan, column by column. */
+  private static List<Map<String, String>> steps(Statement s, String explain) throws Exception {
     try (ResultSet rs = s.executeQuery(explain)) {
-      rs.next();
-      Map<String, String> plan = new LinkedHashMap<>();
-      for (int i = 1; i <= rs.getMetaData().getColumnCount(); i++) {
-        plan.put(rs.getMetaData().getColumnLabel(i), String.valueOf(rs.getString(i)));
+      List<Map<String, String>> steps = new ArrayList<>();
+      while (rs.next()) {
+        Map<String, String> step = new LinkedHashMap<>();
+        for (int i = 1; i <= rs.getMetaData().getColumnCount(); i++) {
+          step.put(rs.getMetaData().getColumnLabel(i), String.valueOf(rs.getString(i)));
+        }
+        steps.add(step);
       }
-      assertFalse(rs.next(), "one table, one step: " + plan);
-      return plan;
+      return steps;
     }
   }
 
@@ -87,7 +132,7 @@ class MariaDbClaimPlanTest {
     QueueSql sql =
         new QueueSql(
             Dialects.of(Database.MYSQL),
-            new QueueTable<>(table, columns, "id", "name", "", null),
+            new QueueTable<>(table, columns, "id", "name", "", "", "", "", null),
             100);
     try (Connection c = db.dataSource().getConnection();
         Statement s = c.createStatement()) {

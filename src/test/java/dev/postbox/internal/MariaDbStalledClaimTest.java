@@ -166,6 +166,9 @@ class MariaDbStalledClaimTest {
             "event_id",
             "topic",
             "",
+            "",
+            "",
+            "",
             (rs, dialect, id, attempt, claims) ->
                 new Claimed<>(id, attempt, claims, 0, rs.getString("event_id"), "t", id));
     return new Claimer<>(

@@ -49,6 +49,9 @@ class PostgresClaimPlanTest {
             "event_id",
             "topic",
             "",
+            "",
+            "",
+            "",
             null),
         100);
   }

@@ -39,10 +39,12 @@ public interface Dialect {
    * to {@code attempts} and {@code claims} and sets {@code available_at} to now plus the lease in
    * ms (the second parameter); {@code dueSelect}'s parameters follow. Returns {@code returned}.
    */
-  default String claimReturning(String table, String dueSelect, String returned) {
+  default String claimReturning(String table, String dueSelect, String claimSet, String returned) {
     return "UPDATE "
         + table
-        + " SET leased_by = ?, attempts = attempts + 1, claims = claims + 1, available_at = "
+        + " SET leased_by = ?, attempts = attempts + 1, claims = claims + 1"
+        + claimSet
+        + ", available_at = "
         + nowPlusMillis()
         + " WHERE id IN ("
         + dueSelect
@@ -73,7 +75,7 @@ public interface Dialect {
    * whose {@code id} is NULL.
    */
   default String claimReturningAfter(
-      String table, String dueSelect, String returned, String finish) {
+      String table, String dueSelect, String claimSet, String returned, String finish) {
     return null;
   }
 

@@ -41,7 +41,7 @@ final class PostgresDialect implements Dialect {
   }
 
   @Override
-  public String claimReturning(String table, String dueSelect, String returned) {
+  public String claimReturning(String table, String dueSelect, String claimSet, String returned) {
     // A MATERIALIZED CTE runs exactly once: "id IN (subquery)" may become a semi-join that re-runs
     // the LIMITed FOR UPDATE subquery and leases more rows than the LIMIT. Joined by primary key,
     // it is planned as index probes even in the generic plan made while the table was empty; the
@@ -53,12 +53,12 @@ final class PostgresDialect implements Dialect {
         + " claim$due (due_id) AS MATERIALIZED ("
         + dueSelect
         + ") "
-        + lease(table, returned);
+        + lease(table, claimSet, returned);
   }
 
   @Override
   public String claimReturningAfter(
-      String table, String dueSelect, String returned, String finish) {
+      String table, String dueSelect, String claimSet, String returned, String finish) {
     // Rows finished here are leased by this instance, so they are not due and the claim cannot
     // pick them (should a lease have run out meanwhile, the claim skips the row that this very
     // statement deletes, and the fenced finish counts it as lost). The count comes from a LEFT
@@ -69,7 +69,7 @@ final class PostgresDialect implements Dialect {
         + " RETURNING 1), claim$due (due_id) AS MATERIALIZED ("
         + dueSelect
         + "), claim$claimed AS ("
-        + lease(table, returned)
+        + lease(table, claimSet, returned)
         + ") SELECT claim$claimed.*, claim$count.finished$rows FROM (SELECT COUNT(*) AS"
         + " finished$rows FROM claim$finished) claim$count LEFT JOIN claim$claimed ON TRUE";
   }
@@ -78,11 +78,12 @@ final class PostgresDialect implements Dialect {
       "WITH claim$lease (lease_owner, lease_millis) AS"
           + " (SELECT CAST(? AS VARCHAR), CAST(? AS BIGINT)),";
 
-  private static String lease(String table, String returned) {
+  private static String lease(String table, String claimSet, String returned) {
     return "UPDATE "
         + table
-        + " SET leased_by = claim$lease.lease_owner, attempts = attempts + 1, claims = claims + 1,"
-        + " available_at ="
+        + " SET leased_by = claim$lease.lease_owner, attempts = attempts + 1, claims = claims + 1"
+        + claimSet
+        + ", available_at ="
         + " statement_timestamp() + claim$lease.lease_millis * interval '1 millisecond'"
         + " FROM claim$due, claim$lease WHERE id = claim$due.due_id RETURNING "
         + returned;
