@@ -2,9 +2,9 @@ package dev.postbox;
 
 import dev.postbox.testing.TestDatabase;
 
-class MariaDbOutboxTest extends OutboxContractTest {
+class PostgresOutboxDeliveryTest extends OutboxDeliveryContractTest {
   @Override
   protected TestDatabase open() {
-    return TestDatabase.mariadb();
+    return TestDatabase.postgres();
   }
 }

@@ -2,9 +2,9 @@ package dev.postbox;
 
 import dev.postbox.testing.TestDatabase;
 
-class PostgresOutboxTest extends OutboxContractTest {
+class SqliteOutboxAdminTest extends OutboxAdminContractTest {
   @Override
   protected TestDatabase open() {
-    return TestDatabase.postgres();
+    return TestDatabase.sqlite();
   }
 }

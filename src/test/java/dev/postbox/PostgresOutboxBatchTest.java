@@ -2,9 +2,9 @@ package dev.postbox;
 
 import dev.postbox.testing.TestDatabase;
 
-class SqliteOutboxTest extends OutboxContractTest {
+class PostgresOutboxBatchTest extends OutboxBatchContractTest {
   @Override
   protected TestDatabase open() {
-    return TestDatabase.sqlite();
+    return TestDatabase.postgres();
   }
 }

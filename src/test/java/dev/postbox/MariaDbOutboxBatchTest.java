@@ -2,9 +2,9 @@ package dev.postbox;
 
 import dev.postbox.testing.TestDatabase;
 
-class H2OutboxTest extends OutboxContractTest {
+class MariaDbOutboxBatchTest extends OutboxBatchContractTest {
   @Override
   protected TestDatabase open() {
-    return TestDatabase.h2();
+    return TestDatabase.mariadb();
   }
 }
