@@ -71,8 +71,9 @@ public final class Jobs {
                 + " running_job WHERE running_job.running_key = "
                 + table
                 + ".dedupe_key))",
-            // MySQL assigns left to right: running_key takes the key before it is cleared
-            ", running_key = dedupe_key, dedupe_key = NULL",
+            // a retry keeps the key it took on its first claim; MySQL assigns left to right, so
+            // running_key takes the key before dedupe_key is cleared
+            ", running_key = COALESCE(dedupe_key, running_key), dedupe_key = NULL",
             "dedupe_key, running_key",
             Jobs::read);
     this.dialects = new DialectChoice(b.database);

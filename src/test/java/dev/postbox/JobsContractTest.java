@@ -424,6 +424,56 @@ public abstract class JobsContractTest extends DatabaseTest {
   }
 
   @Test
+  void aRetriedJobKeepsItsDedupeKeySoItsFollowUpWaitsForTheRetryToEnd() throws Exception {
+    // regression: the claim of a retry moved its (cleared) dedupe_key into running_key, so the
+    // retry no longer held its key and the follow-up ran beside it
+    CountDownLatch retryRunning = new CountDownLatch(1);
+    CountDownLatch finishRetry = new CountDownLatch(1);
+    AtomicInteger firstAttempts = new AtomicInteger();
+    List<String> events = new CopyOnWriteArrayList<>();
+    JobHandler sync =
+        new JobHandler() {
+          @Override
+          public String name() {
+            return "sync";
+          }
+
+          @Override
+          public void execute(String payload) throws Exception {
+            events.add("start " + payload);
+            if (payload.equals("first") && firstAttempts.incrementAndGet() == 1) {
+              throw new IllegalStateException("first attempt fails");
+            }
+            if (payload.equals("first")) {
+              retryRunning.countDown();
+              finishRetry.await();
+            }
+            events.add("end " + payload);
+          }
+        };
+    enqueue(Job.of("sync", "first").dedupeKey("customer-9"));
+    Dispatcher d = started(dispatcher(jobs, sync).concurrency(4));
+    assertTrue(retryRunning.await(60, TimeUnit.SECONDS), "the retry runs");
+
+    Sql.commit(
+        ds,
+        c ->
+            assertTrue(
+                jobs.enqueue(c, Job.of("sync", "follow-up").dedupeKey("customer-9")),
+                "a follow-up of the retried job is taken"));
+    enqueue(Job.of("sync", "unrelated"));
+    d.wakeUp();
+    Await.until(WAIT, "the unrelated job", () -> events.contains("end unrelated"));
+    assertFalse(events.contains("start follow-up"), "the follow-up waits for the retry");
+
+    finishRetry.countDown();
+    Await.until(WAIT, "the follow-up", () -> events.contains("end follow-up"));
+    assertTrue(
+        events.indexOf("start follow-up") > events.indexOf("end first"),
+        "the follow-up started after the retry ended: " + events);
+  }
+
+  @Test
   void aDedupeKeyDifferingOnlyByOuterWhitespaceIsRefusedNotDroppedAsADuplicate() {
     // regression: on MariaDB "customer-7 " collided with "customer-7" and enqueue returned false
     Sql.commit(

@@ -261,7 +261,10 @@ public final class DispatcherProcess {
         "SELECT leased_by, attempts, available_at, "
             + dialect.now()
             + " AS now_value FROM "
-            + (outbox ? "postbox_outbox WHERE event_id = ?" : "postbox_jobs WHERE dedupe_key = ?");
+            + (outbox
+                ? "postbox_outbox WHERE event_id = ?"
+                // a started job keeps its dedupe key in running_key
+                : "postbox_jobs WHERE COALESCE(running_key, dedupe_key) = ?");
     try (Connection c = ds.getConnection()) {
       boolean leaseOk = false;
       int rowAttempt = attempt;

@@ -84,7 +84,9 @@ final class Harness implements AutoCloseable {
     }
     for (Object[] row :
         db.rows(
-            "SELECT dedupe_key FROM postbox_jobs WHERE leased_by = ? AND state = 0",
+            // a started job keeps its dedupe key in running_key
+            "SELECT COALESCE(running_key, dedupe_key) FROM postbox_jobs"
+                + " WHERE leased_by = ? AND state = 0",
             child.instance)) {
       held.add((String) row[0]);
     }
