@@ -1,30 +1,25 @@
 package dev.postbox;
 
-import dev.postbox.internal.Claimed;
+import dev.postbox.internal.BatchDeliverer;
 import dev.postbox.internal.Cleanup;
+import dev.postbox.internal.Deliverer;
 import dev.postbox.internal.Lane;
 import dev.postbox.internal.LaneSettings;
 import dev.postbox.internal.Listeners;
-import dev.postbox.internal.ParkNow;
 import dev.postbox.internal.Periodic;
 import dev.postbox.internal.PostgresNotifications;
-import dev.postbox.internal.QueueTable;
 import dev.postbox.internal.Require;
 import dev.postbox.internal.Rules;
+import dev.postbox.internal.Startup;
 import dev.postbox.internal.dialect.Dialect;
 import dev.postbox.internal.dialect.Dialects;
-import dev.postbox.internal.jdbc.Jdbc;
-import java.sql.Connection;
-import java.sql.SQLException;
+import dev.postbox.internal.sql.QueueTable;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Collections;
 import java.util.HashMap;
 import java.util.HexFormat;
-import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.locks.ReentrantLock;
@@ -41,41 +36,21 @@ import org.slf4j.LoggerFactory;
  * borrowed from the {@link DataSource} per operation and never held while a message is delivered.
  */
 public final class Dispatcher implements AutoCloseable {
+  // Longer than most files here because the Builder's options and their Javadoc are the public
+  // reference of every dispatcher setting; the engine itself is in dev.postbox.internal.
   private static final Logger log = LoggerFactory.getLogger(Dispatcher.class);
 
-  private final Settings config;
+  private final DispatcherSettings config;
   private final ReentrantLock lifecycle = new ReentrantLock();
   private volatile List<Lane<?>> lanes = List.of(); // published whole: wakeUp() reads it
   private volatile boolean started;
   private volatile boolean closed;
-  private Database database;
   private Periodic inboxCleaner;
   private PostgresNotifications notifications;
 
-  private Dispatcher(Settings config) {
+  private Dispatcher(DispatcherSettings config) {
     this.config = config;
   }
-
-  /** The options of one built dispatcher: copied from its builder, never changed after. */
-  private record Settings(
-      DataSource dataSource,
-      Outbox outbox,
-      Transport transport,
-      Jobs jobs,
-      Inbox inbox,
-      Map<String, JobHandler> handlers,
-      int batchSize,
-      int concurrency,
-      Duration pollInterval,
-      Duration lease,
-      int maxAttempts,
-      Backoff backoff,
-      String instanceId,
-      Duration shutdownTimeout,
-      Duration cleanupInterval,
-      int vacuumEvery,
-      Listener listener,
-      Database database) {}
 
   /** A builder for a dispatcher that borrows its connections from {@code dataSource}. */
   public static Builder builder(DataSource dataSource) {
@@ -100,24 +75,41 @@ public final class Dispatcher implements AutoCloseable {
         throw new IllegalStateException(
             config.instanceId() + " - dispatcher already " + (closed ? "closed" : "started"));
       }
-      Dialect dialect = Dialects.of(database = detect());
+      Database database =
+          Startup.database(config.dataSource(), config.database(), config.instanceId());
+      Dialect dialect = Dialects.of(database);
       Map<String, Runnable> channels = new HashMap<>();
       List<Lane<?>> built = new ArrayList<>();
       if (config.outbox() != null) {
-        Lane<?> lane = outboxLane(dialect);
+        Transport transport = config.transport();
+        Lane<?> lane =
+            lane(
+                database,
+                dialect,
+                config.outbox().queueTable(),
+                settings(config.maxAttempts(), Duration.ZERO, true),
+                TransportDelivery.single(transport),
+                TransportDelivery.batches(transport));
         built.add(lane);
         if (config.outbox().notifies()) {
           channels.put(PostgresNotifications.channel(lane.table()), lane::wakeUp);
         }
       }
       if (config.jobs() != null) {
-        Lane<?> lane = jobsLane(dialect);
+        Lane<?> lane =
+            lane(
+                database,
+                dialect,
+                config.jobs().queueTable(),
+                settings(config.maxAttempts(), config.jobs().retention(), false),
+                JobDelivery.to(config.handlers(), config.instanceId()),
+                null);
         built.add(lane);
         if (config.jobs().notifies()) {
           channels.put(PostgresNotifications.channel(lane.table()), lane::wakeUp);
         }
       }
-      Periodic cleaner = config.inbox() == null ? null : inboxCleaner(dialect);
+      Periodic cleaner = config.inbox() == null ? null : inboxCleaner(database);
       // every check passed: from here on, start things
       lanes = List.copyOf(built);
       if (cleaner != null) {
@@ -148,96 +140,32 @@ public final class Dispatcher implements AutoCloseable {
     }
   }
 
-  private Lane<Envelope> outboxLane(Dialect dialect) {
-    checkTable(config.outbox().queueTable());
-    Transport transport = config.transport();
-    return new Lane<>(
-        config.dataSource(),
-        dialect,
-        config.outbox().queueTable(),
-        settings(config.maxAttempts(), Duration.ZERO, true),
-        row -> transport.send(row.item()),
-        sendsBatches(transport) ? rows -> sendBatch(transport, rows) : null);
-  }
-
-  /** True if {@code transport}'s class overrides {@link Transport#sendBatch}. */
-  private static boolean sendsBatches(Transport transport) {
-    try {
-      return transport.getClass().getMethod("sendBatch", List.class).getDeclaringClass()
-          != Transport.class;
-    } catch (NoSuchMethodException e) {
-      return false;
+  private <T> Lane<T> lane(
+      Database database,
+      Dialect dialect,
+      QueueTable<T> table,
+      LaneSettings settings,
+      Deliverer<T> deliverer,
+      BatchDeliverer<T> batchDeliverer) {
+    String columns = Startup.QUEUE_COLUMNS + ", " + table.itemColumns();
+    if (!table.checkedColumns().isEmpty()) {
+      columns += ", " + table.checkedColumns();
     }
+    Startup.checkColumns(config.dataSource(), database, table.name(), columns);
+    return new Lane<>(config.dataSource(), dialect, table, settings, deliverer, batchDeliverer);
   }
 
-  private static Map<Claimed<Envelope>, Throwable> sendBatch(
-      Transport transport, List<Claimed<Envelope>> rows) throws Exception {
-    List<Envelope> batch = new ArrayList<>(rows.size());
-    for (Claimed<Envelope> row : rows) {
-      batch.add(row.item());
-    }
-    try {
-      transport.sendBatch(Collections.unmodifiableList(batch));
-      return Map.of();
-    } catch (BatchSendException e) {
-      Map<String, Exception> byEventId = e.failures();
-      Map<Claimed<Envelope>, Throwable> failed = new IdentityHashMap<>();
-      for (Claimed<Envelope> row : rows) {
-        Exception cause = byEventId.get(row.item().eventId());
-        if (cause != null) {
-          failed.put(row, cause);
-        }
-      }
-      if (failed.isEmpty()) {
-        throw e; // names none of this batch: it all failed
-      }
-      return failed;
-    }
-  }
-
-  private Lane<Jobs.JobRun> jobsLane(Dialect dialect) {
-    checkTable(config.jobs().queueTable());
-    Map<String, JobHandler> handlers = config.handlers();
-    String instance = config.instanceId();
-    return new Lane<>(
-        config.dataSource(),
-        dialect,
-        config.jobs().queueTable(),
-        settings(config.maxAttempts(), config.jobs().retention(), false),
-        row -> {
-          JobHandler handler = handlers.get(row.item().name());
-          if (handler == null) {
-            throw new ParkNow(
-                "no handler for job name '"
-                    + row.item().name()
-                    + "' on "
-                    + instance
-                    + " (registered: "
-                    + handlers.keySet()
-                    + ")");
-          }
-          handler.execute(row.item().payload());
-        },
-        null);
-  }
-
-  private Periodic inboxCleaner(Dialect dialect) {
+  private Periodic inboxCleaner(Database database) {
     Inbox inbox = config.inbox();
-    checkColumns(inbox.table(), "consumer, event_id, created_at");
-    String sql =
-        dialect.deleteLimited(
-            inbox.table(), "(consumer, event_id)", "created_at < " + dialect.nowPlusMillis());
-    Cleanup cleanup =
-        new Cleanup(
-            config.dataSource(),
-            inbox.table(),
-            sql,
-            inbox.retention(),
-            config.instanceId(),
-            () -> closed);
-    return new Periodic(
-        config.instanceId() + "-" + inbox.table() + "-cleanup",
-        List.of(new Periodic.Task(config.cleanupInterval(), cleanup)));
+    Startup.checkColumns(config.dataSource(), database, inbox.table(), InboxRows.ALL);
+    return Cleanup.inbox(
+        config.dataSource(),
+        database,
+        inbox.table(),
+        inbox.retention(),
+        config.cleanupInterval(),
+        config.instanceId(),
+        () -> closed);
   }
 
   /**
@@ -263,12 +191,16 @@ public final class Dispatcher implements AutoCloseable {
         return;
       }
       closed = true;
-      // each part is closed even if the caller is interrupted meanwhile; the interrupt is kept
+      // each part is closed even if the caller is interrupted meanwhile; the interrupt is kept,
+      // and every lane closed after it hurries (interrupts its deliveries at once)
       boolean interrupted = Thread.interrupted();
       if (notifications != null) {
         interrupted |= notifications.close();
       }
       for (Lane<?> lane : lanes) {
+        if (interrupted) {
+          Thread.currentThread().interrupt();
+        }
         lane.close();
         interrupted |= Thread.interrupted();
       }
@@ -304,57 +236,6 @@ public final class Dispatcher implements AutoCloseable {
         detectOutage,
         config.shutdownTimeout(),
         config.listener());
-  }
-
-  private Database detect() {
-    if (config.database() != null) {
-      log.info("{} - database forced to {}", config.instanceId(), config.database());
-      return config.database();
-    }
-    try (Connection c = config.dataSource().getConnection()) {
-      Database detected = Dialects.detect(c);
-      log.info(
-          "{} - detected {} ({} {})",
-          config.instanceId(),
-          detected,
-          c.getMetaData().getDatabaseProductName(),
-          c.getMetaData().getDatabaseProductVersion());
-      return detected;
-    } catch (SQLException e) {
-      throw Jdbc.wrap(config.instanceId() + " - connecting to detect the database", e);
-    }
-  }
-
-  private void checkTable(QueueTable<?> table) {
-    checkColumns(
-        table.name(),
-        "id, state, attempts, claims, available_at, leased_by, last_error, created_at, "
-            + table.itemColumns()
-            + (table.checkedColumns().isEmpty() ? "" : ", " + table.checkedColumns()));
-  }
-
-  private void checkColumns(String table, String columns) {
-    try {
-      Jdbc.autoCommit(
-          config.dataSource(),
-          c -> {
-            try (var s = c.createStatement()) {
-              s.executeQuery("SELECT " + columns + " FROM " + table + " WHERE 1 = 0").close();
-            }
-            return null;
-          });
-    } catch (SQLException e) {
-      throw new PostboxException(
-          "table "
-              + table
-              + " not found or not as shipped — run sql/"
-              + database.name().toLowerCase(Locale.ROOT)
-              + "/schema.sql, or for a table made by an earlier version the upgrade in"
-              + " UPGRADING.md ("
-              + e.getMessage()
-              + ")",
-          e);
-    }
   }
 
   /** Configures a {@link Dispatcher}; each option is validated as it is set. Not thread-safe. */
@@ -525,7 +406,7 @@ public final class Dispatcher implements AutoCloseable {
             "outbox", "jobs or inbox must be set: give the dispatcher something to do");
       }
       return new Dispatcher(
-          new Settings(
+          new DispatcherSettings(
               dataSource,
               outbox,
               transport,

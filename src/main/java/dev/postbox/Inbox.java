@@ -1,19 +1,12 @@
 package dev.postbox;
 
-import dev.postbox.internal.IdempotentInsert;
 import dev.postbox.internal.Identifiers;
 import dev.postbox.internal.Require;
 import dev.postbox.internal.Rules;
-import dev.postbox.internal.dialect.Dialect;
-import dev.postbox.internal.dialect.Dialects;
-import dev.postbox.internal.jdbc.Jdbc;
+import dev.postbox.internal.TableWriter;
 import java.sql.Connection;
-import java.sql.SQLException;
-import java.sql.Types;
 import java.time.Duration;
-import java.util.EnumMap;
 import java.util.List;
-import java.util.Map;
 
 /**
  * The consumer half of effect-once delivery: records that a consumer has handled an event, in the
@@ -24,29 +17,24 @@ import java.util.Map;
  * deletes rows older than the retention.
  */
 public final class Inbox {
-  private final String table;
   private final Duration retention;
-  private final boolean allowAutoCommit;
-  private final Database database;
-  private final IdempotentInsert insert;
-  private final Map<Database, Dialect> dialects = new EnumMap<>(Database.class);
+  private final TableWriter writer;
 
   private Inbox(Builder b) {
-    this.table = b.table;
     this.retention = b.retention;
-    this.allowAutoCommit = b.allowAutoCommit;
-    this.database = b.database;
-    this.insert =
-        new IdempotentInsert(
-            table,
-            "consumer, event_id, created_at",
-            new int[] {Types.VARCHAR, Types.VARCHAR},
-            "consumer, event_id",
-            d -> "(?, ?, " + d.now() + ")",
-            null);
-    for (Database db : Database.values()) {
-      dialects.put(db, Dialects.of(db));
-    }
+    this.writer =
+        new TableWriter(
+            b.table,
+            InboxRows.INSERTED,
+            InboxRows.TYPES,
+            InboxRows.KEY,
+            InboxRows::tuple,
+            false,
+            b.database,
+            b.allowAutoCommit,
+            "the connection is in auto-commit mode, so the claim would commit apart from the side"
+                + " effects — call connection.setAutoCommit(false), or build the inbox with"
+                + " allowAutoCommit(true)");
   }
 
   /** A builder with the defaults: table {@code postbox_inbox}, retention 7 days. */
@@ -70,24 +58,17 @@ public final class Inbox {
    */
   public boolean claim(Connection connection, String consumer, String eventId) {
     Object[] row = {Rules.name("consumer", consumer), Rules.eventId("eventId", eventId)};
-    try {
-      Require.notNull("connection", connection);
-      if (!allowAutoCommit && connection.getAutoCommit()) {
-        throw new PostboxException(
-            "the connection is in auto-commit mode, so the claim would commit apart from the side"
-                + " effects — call connection.setAutoCommit(false), or build the inbox with"
-                + " allowAutoCommit(true)");
-      }
-      Dialect dialect = dialects.get(database != null ? database : Dialects.detect(connection));
-      return insert.insert(connection, dialect, List.<Object[]>of(row), true) == 1;
-    } catch (SQLException e) {
-      throw Jdbc.wrap("claiming " + eventId + " for " + consumer + " in " + table, e);
-    }
+    return writer.insert(
+            connection,
+            List.<Object[]>of(row),
+            true,
+            "claiming " + eventId + " for " + consumer + " in " + table())
+        == 1;
   }
 
   /** The inbox table's name as configured. */
   public String table() {
-    return table;
+    return writer.table();
   }
 
   /** How long rows are kept before a dispatcher's cleanup deletes them. */

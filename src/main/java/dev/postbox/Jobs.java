@@ -1,20 +1,14 @@
 package dev.postbox;
 
-import dev.postbox.internal.Claimed;
-import dev.postbox.internal.DialectChoice;
-import dev.postbox.internal.IdempotentInsert;
+import dev.postbox.JobRows.JobRun;
 import dev.postbox.internal.Identifiers;
 import dev.postbox.internal.PostgresNotifications;
 import dev.postbox.internal.QueueAdmin;
-import dev.postbox.internal.QueueTable;
 import dev.postbox.internal.Require;
 import dev.postbox.internal.Rules;
-import dev.postbox.internal.dialect.Dialect;
-import dev.postbox.internal.jdbc.Jdbc;
+import dev.postbox.internal.TableWriter;
+import dev.postbox.internal.sql.QueueTable;
 import java.sql.Connection;
-import java.sql.ResultSet;
-import java.sql.SQLException;
-import java.sql.Types;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -29,63 +23,34 @@ import java.util.List;
  * never commits, rolls back or closes it.
  */
 public final class Jobs {
-  private static final String COLUMNS =
-      "name, payload, dedupe_key, max_attempts, available_at, created_at";
-  private static final int[] TYPES = {
-    Types.VARCHAR, Types.VARCHAR, Types.VARCHAR, Types.INTEGER, Types.BIGINT
-  };
-
-  private final String table;
   private final int payloadLimit;
-  private final boolean allowAutoCommit;
   private final int maxAttempts;
   private final Duration retention;
-  private final Database database;
   private final boolean notify;
   private final QueueTable<JobRun> queueTable;
+  private final TableWriter writer;
   private final QueueAdmin admin;
-  private final IdempotentInsert insert;
-  private final DialectChoice dialects;
-
-  /** What a job handler is given: the job's name and payload. */
-  record JobRun(String name, String payload) {}
 
   private Jobs(Builder b) {
-    this.table = b.table;
     this.payloadLimit = b.payloadLimit;
-    this.allowAutoCommit = b.allowAutoCommit;
     this.maxAttempts = b.maxAttempts;
     this.retention = b.retention;
-    this.database = b.database;
     this.notify = b.notify;
-    this.queueTable =
-        new QueueTable<>(
-            table,
-            "name, payload, max_attempts",
-            "id",
-            "name",
-            ", dedupe_key = NULL, running_key = NULL",
-            // a job whose dedupe key a started job holds waits for that job to finish
-            " AND (dedupe_key IS NULL OR NOT EXISTS (SELECT 1 FROM "
-                + table
-                + " running_job WHERE running_job.running_key = "
-                + table
-                + ".dedupe_key))",
-            // a retry keeps the key it took on its first claim; MySQL assigns left to right, so
-            // running_key takes the key before dedupe_key is cleared
-            ", running_key = COALESCE(dedupe_key, running_key), dedupe_key = NULL",
-            "dedupe_key, running_key",
-            Jobs::read);
-    this.dialects = new DialectChoice(b.database);
-    this.admin = new QueueAdmin(queueTable, "jobs", dialects);
-    this.insert =
-        new IdempotentInsert(
-            table,
-            COLUMNS,
-            TYPES,
+    this.queueTable = JobRows.queueTable(b.table);
+    this.writer =
+        new TableWriter(
+            b.table,
+            JobRows.INSERTED,
+            JobRows.TYPES,
             "dedupe_key",
-            d -> "(?, ?, ?, ?, " + d.nowPlusMillis() + ", " + d.now() + ")",
-            b.notify ? PostgresNotifications.channel(b.table) : null);
+            JobRows::tuple,
+            b.notify,
+            b.database,
+            b.allowAutoCommit,
+            "the connection is in auto-commit mode, so the job would not be atomic with your"
+                + " business data — call connection.setAutoCommit(false) and commit after your own"
+                + " writes, or build the job queue with allowAutoCommit(true)");
+    this.admin = new QueueAdmin(queueTable, "jobs", writer.dialects());
   }
 
   /**
@@ -98,19 +63,20 @@ public final class Jobs {
 
   /** The job table's name as configured. */
   public String table() {
-    return table;
+    return writer.table();
   }
 
   /**
    * Enqueues {@code job} in the caller's transaction. Returns false, without failing the
-   * transaction, if the job has a dedupe key that an unfinished job already holds.
+   * transaction, if the job has a dedupe key that a job not started yet already holds (a job that
+   * has started leaves its key to one follow-up, which runs after it).
    *
    * @throws InvalidValueException if the payload is over the limit; nothing is written
    * @throws PostboxException if the connection is in auto-commit mode (unless allowed) or the
    *     INSERT fails
    */
   public boolean enqueue(Connection connection, Job job) {
-    return enqueueAll(connection, List.of(job)) == 1;
+    return enqueueAll(connection, List.of(Require.notNull("job", job))) == 1;
   }
 
   /**
@@ -131,21 +97,10 @@ public final class Jobs {
             job.name(), job.payload(), job.dedupeKey(), attempts, job.delay().toMillis()
           });
     }
-    if (rows.isEmpty()) {
-      return 0;
-    }
-    try {
-      Require.notNull("connection", connection);
-      if (!allowAutoCommit && connection.getAutoCommit()) {
-        throw new PostboxException(
-            "the connection is in auto-commit mode, so the job would not be atomic with your"
-                + " business data — call connection.setAutoCommit(false) and commit after your own"
-                + " writes, or build the job queue with allowAutoCommit(true)");
-      }
-      return insert.insert(connection, dialect(connection), rows, dedupeKeys);
-    } catch (SQLException e) {
-      throw Jdbc.wrap("enqueueing " + rows.size() + " jobs in " + table, e);
-    }
+    return rows.isEmpty()
+        ? 0
+        : writer.insert(
+            connection, rows, dedupeKeys, "enqueueing " + rows.size() + " jobs in " + table());
   }
 
   /** Counts jobs not yet finished (not parked). Never claims anything. */
@@ -165,7 +120,7 @@ public final class Jobs {
 
   /** Makes the parked job {@code id} due again with its attempts reset; false if none. */
   public boolean replay(Connection connection, long id) {
-    return admin.replay(connection, "id", id, "job " + id);
+    return admin.replay(connection, id, "job " + id);
   }
 
   /** Makes every parked job due again with its attempts reset; returns how many. */
@@ -175,7 +130,7 @@ public final class Jobs {
 
   /** Deletes the parked job {@code id}; false if there is no such parked job. */
   public boolean discard(Connection connection, long id) {
-    return admin.discard(connection, "id", id, "job " + id);
+    return admin.discard(connection, id, "job " + id);
   }
 
   QueueTable<JobRun> queueTable() {
@@ -188,23 +143,6 @@ public final class Jobs {
 
   Duration retention() {
     return retention;
-  }
-
-  private Dialect dialect(Connection connection) throws SQLException {
-    return dialects.of(connection);
-  }
-
-  private static Claimed<JobRun> read(ResultSet rs, Dialect d, long id, int attempt, int claims)
-      throws SQLException {
-    String name = rs.getString("name");
-    return new Claimed<>(
-        id,
-        attempt,
-        claims,
-        rs.getInt("max_attempts"),
-        Long.toString(id),
-        name,
-        new JobRun(name, rs.getString("payload")));
   }
 
   /** Configures {@link Jobs}; each option is validated as it is set. Not thread-safe. */

@@ -1,5 +1,6 @@
 package dev.postbox;
 
+import dev.postbox.internal.Require;
 import dev.postbox.internal.Rules;
 import java.util.Collections;
 import java.util.LinkedHashMap;
@@ -67,6 +68,7 @@ public final class Message {
 
   /** This message with {@code extra} headers added (later values win). */
   public Message headers(Map<String, String> extra) {
+    Require.notNull("headers", extra);
     Map<String, String> copy = new LinkedHashMap<>(headers);
     extra.forEach(
         (name, value) -> {

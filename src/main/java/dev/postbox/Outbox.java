@@ -1,21 +1,15 @@
 package dev.postbox;
 
-import dev.postbox.internal.Claimed;
-import dev.postbox.internal.DialectChoice;
 import dev.postbox.internal.HeadersCodec;
-import dev.postbox.internal.IdempotentInsert;
 import dev.postbox.internal.Identifiers;
 import dev.postbox.internal.Ids;
 import dev.postbox.internal.PostgresNotifications;
 import dev.postbox.internal.QueueAdmin;
-import dev.postbox.internal.QueueTable;
 import dev.postbox.internal.Require;
 import dev.postbox.internal.Rules;
-import dev.postbox.internal.dialect.Dialect;
-import dev.postbox.internal.jdbc.Jdbc;
+import dev.postbox.internal.TableWriter;
+import dev.postbox.internal.sql.QueueTable;
 import java.sql.Connection;
-import java.sql.SQLException;
-import java.sql.Types;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.LinkedHashMap;
@@ -31,51 +25,32 @@ import java.util.function.Supplier;
  * never commits, rolls back or closes it.
  */
 public final class Outbox {
-  private static final String COLUMNS =
-      "event_id, topic, msg_key, payload, headers, available_at, created_at";
-  private static final int[] TYPES = {
-    Types.VARCHAR, Types.VARCHAR, Types.VARCHAR, Types.VARCHAR, Types.VARCHAR
-  };
-
-  private final String table;
   private final int payloadLimit;
-  private final boolean allowAutoCommit;
   private final Supplier<Map<String, String>> headerSupplier;
-  private final Database database;
   private final boolean notify;
   private final QueueTable<Envelope> queueTable;
+  private final TableWriter writer;
   private final QueueAdmin admin;
-  private final IdempotentInsert insert;
-  private final DialectChoice dialects;
 
   private Outbox(Builder b) {
-    this.table = b.table;
     this.payloadLimit = b.payloadLimit;
-    this.allowAutoCommit = b.allowAutoCommit;
     this.headerSupplier = b.headers;
-    this.database = b.database;
     this.notify = b.notify;
-    this.queueTable =
-        new QueueTable<>(
-            table,
-            "event_id, topic, msg_key, payload, headers",
+    this.queueTable = OutboxRows.queueTable(b.table);
+    this.writer =
+        new TableWriter(
+            b.table,
+            OutboxRows.INSERTED,
+            OutboxRows.TYPES,
             "event_id",
-            "topic",
-            "",
-            "",
-            "",
-            "",
-            Outbox::read);
-    this.dialects = new DialectChoice(b.database);
-    this.admin = new QueueAdmin(queueTable, "messages", dialects);
-    this.insert =
-        new IdempotentInsert(
-            table,
-            COLUMNS,
-            TYPES,
-            "event_id",
-            d -> "(?, ?, ?, ?, ?, " + d.now() + ", " + d.now() + ")",
-            b.notify ? PostgresNotifications.channel(b.table) : null);
+            OutboxRows::tuple,
+            b.notify,
+            b.database,
+            b.allowAutoCommit,
+            "the connection is in auto-commit mode, so the message would not be atomic with your"
+                + " business data — call connection.setAutoCommit(false) and commit after your own"
+                + " writes, or build the outbox with allowAutoCommit(true)");
+    this.admin = new QueueAdmin(queueTable, "messages", writer.dialects());
   }
 
   /** A builder with the defaults: table {@code postbox_outbox}, payload limit 1 MiB. */
@@ -85,7 +60,7 @@ public final class Outbox {
 
   /** The outbox table's name as configured. */
   public String table() {
-    return table;
+    return writer.table();
   }
 
   /**
@@ -101,7 +76,10 @@ public final class Outbox {
    */
   public boolean add(Connection connection, Message message) {
     Require.notNull("message", message);
-    return insert(connection, List.<Object[]>of(row(message)), message.eventId() != null) == 1;
+    List<Object[]> row = List.<Object[]>of(row(message));
+    return writer.insert(
+            connection, row, message.eventId() != null, "adding 1 messages to " + table())
+        == 1;
   }
 
   /**
@@ -111,22 +89,15 @@ public final class Outbox {
   public int addAll(Connection connection, Collection<Message> messages) {
     Require.notNull("messages", messages);
     List<Object[]> rows = new ArrayList<>(messages.size());
-    boolean callerIds = false;
+    boolean callerIds = false; // only the caller's event ids can be stored already
     for (Message m : messages) {
       rows.add(row(Require.notNull("message", m)));
       callerIds |= m.eventId() != null;
     }
-    return rows.isEmpty() ? 0 : insert(connection, rows, callerIds);
-  }
-
-  /** {@code callerIds}: some event id is the caller's, so it may be stored already. */
-  private int insert(Connection connection, List<Object[]> rows, boolean callerIds) {
-    try {
-      requireTransaction(connection);
-      return insert.insert(connection, dialect(connection), rows, callerIds);
-    } catch (SQLException e) {
-      throw Jdbc.wrap("adding " + rows.size() + " messages to " + table, e);
-    }
+    return rows.isEmpty()
+        ? 0
+        : writer.insert(
+            connection, rows, callerIds, "adding " + rows.size() + " messages to " + table());
   }
 
   /** Counts messages not yet delivered (not parked). Never claims anything. */
@@ -149,7 +120,7 @@ public final class Outbox {
    */
   public boolean replay(Connection connection, String eventId) {
     Rules.eventId("eventId", eventId);
-    return admin.replay(connection, "event_id", eventId, eventId);
+    return admin.replay(connection, eventId, eventId);
   }
 
   /** Makes every parked message due again with its attempts reset; returns how many. */
@@ -160,7 +131,7 @@ public final class Outbox {
   /** Deletes the parked message with {@code eventId}; false if there is no such parked message. */
   public boolean discard(Connection connection, String eventId) {
     Rules.eventId("eventId", eventId);
-    return admin.discard(connection, "event_id", eventId, eventId);
+    return admin.discard(connection, eventId, eventId);
   }
 
   QueueTable<Envelope> queueTable() {
@@ -169,10 +140,6 @@ public final class Outbox {
 
   boolean notifies() {
     return notify;
-  }
-
-  Database database() {
-    return database;
   }
 
   private Object[] row(Message m) {
@@ -190,36 +157,6 @@ public final class Outbox {
     }
     String eventId = m.eventId() != null ? m.eventId() : Ids.uuidV7();
     return new Object[] {eventId, m.topic(), m.key(), m.payload(), HeadersCodec.encode(headers)};
-  }
-
-  private void requireTransaction(Connection connection) throws SQLException {
-    Require.notNull("connection", connection);
-    if (!allowAutoCommit && connection.getAutoCommit()) {
-      throw new PostboxException(
-          "the connection is in auto-commit mode, so the message would not be atomic with your"
-              + " business data — call connection.setAutoCommit(false) and commit after your own"
-              + " writes, or build the outbox with allowAutoCommit(true)");
-    }
-  }
-
-  private Dialect dialect(Connection connection) throws SQLException {
-    return dialects.of(connection);
-  }
-
-  private static Claimed<Envelope> read(
-      java.sql.ResultSet rs, Dialect d, long id, int attempt, int claims) throws SQLException {
-    String eventId = rs.getString("event_id");
-    String topic = rs.getString("topic");
-    Envelope envelope =
-        new Envelope(
-            eventId,
-            topic,
-            rs.getString("msg_key"),
-            rs.getString("payload"),
-            HeadersCodec.decode(rs.getString("headers")),
-            attempt,
-            d.readInstant(rs, "created_at"));
-    return new Claimed<>(id, attempt, claims, 0, eventId, topic, envelope);
   }
 
   /** Configures an {@link Outbox}; each option is validated as it is set. Not thread-safe. */

@@ -1,5 +1,6 @@
 package dev.postbox.internal;
 
+import dev.postbox.internal.sql.Claimed;
 import java.util.List;
 import java.util.Map;
 

@@ -1,21 +1,23 @@
 package dev.postbox.internal;
 
+import dev.postbox.internal.sql.Finish;
+import java.util.ArrayList;
 import java.util.List;
 
-/**
- * Successful deliveries that the next claim records, in its own statement or transaction, instead
- * of a separate write: under a steady trickle of messages that halves the dispatcher's round trips
- * and commits. All of one claim count, since the fenced statement binds one.
- */
-final class Carried {
-  final int claims;
+/** Successes the next claim records ({@link Finish}), with the outcomes they came from. */
+final class Carried extends Finish {
   final List<Outcome> outcomes;
 
-  /** Rows the fenced statement changed; fewer than the outcomes if leases were lost. */
-  int written;
-
   Carried(int claims, List<Outcome> outcomes) {
-    this.claims = claims;
+    super(claims, ids(outcomes));
     this.outcomes = outcomes;
+  }
+
+  private static List<Long> ids(List<Outcome> outcomes) {
+    List<Long> ids = new ArrayList<>(outcomes.size());
+    for (Outcome o : outcomes) {
+      ids.add(o.row().id());
+    }
+    return ids;
   }
 }

@@ -1,9 +1,14 @@
 package dev.postbox.internal;
 
+import dev.postbox.Database;
 import dev.postbox.internal.jdbc.Jdbc;
+import dev.postbox.internal.jdbc.SqlFunction;
+import dev.postbox.internal.sql.QueueSql;
+import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.time.Duration;
+import java.util.List;
 import java.util.function.BooleanSupplier;
 import javax.sql.DataSource;
 import org.slf4j.Logger;
@@ -15,32 +20,58 @@ import org.slf4j.LoggerFactory;
  */
 public final class Cleanup implements Runnable {
   private static final Logger log = LoggerFactory.getLogger(Cleanup.class);
-  static final int BATCH = 1000;
+  public static final int BATCH = 1000;
 
   private final DataSource dataSource;
   private final String table;
-  private final String sql;
-  private final Duration retention;
+  private final SqlFunction<Connection, Integer> deleteBatch;
   private final String instanceId;
   private final BooleanSupplier stopping;
 
   /**
-   * @param sql a bounded DELETE from {@link dev.postbox.internal.dialect.Dialect#deleteLimited}
-   *     whose first parameter is the negated retention in milliseconds and second the batch size
+   * @param deleteBatch deletes up to {@link #BATCH} rows past retention, returns how many
    */
   public Cleanup(
       DataSource dataSource,
       String table,
-      String sql,
-      Duration retention,
+      SqlFunction<Connection, Integer> deleteBatch,
       String instanceId,
       BooleanSupplier stopping) {
     this.dataSource = dataSource;
     this.table = table;
-    this.sql = sql;
-    this.retention = retention;
+    this.deleteBatch = deleteBatch;
     this.instanceId = instanceId;
     this.stopping = stopping;
+  }
+
+  /**
+   * A thread that deletes rows of the inbox {@code table} older than {@code retention}, every
+   * {@code interval}, until {@code stopping}.
+   */
+  public static Periodic inbox(
+      DataSource dataSource,
+      Database database,
+      String table,
+      Duration retention,
+      Duration interval,
+      String instanceId,
+      BooleanSupplier stopping) {
+    String sql = QueueSql.inboxCleanup(database, table);
+    Cleanup cleanup =
+        new Cleanup(
+            dataSource,
+            table,
+            c -> {
+              try (PreparedStatement ps = c.prepareStatement(sql)) {
+                ps.setLong(1, -retention.toMillis());
+                ps.setInt(2, BATCH);
+                return ps.executeUpdate();
+              }
+            },
+            instanceId,
+            stopping);
+    return new Periodic(
+        instanceId + "-" + table + "-cleanup", List.of(new Periodic.Task(interval, cleanup)));
   }
 
   @Override
@@ -49,16 +80,7 @@ public final class Cleanup implements Runnable {
       long total = 0;
       int deleted;
       do {
-        deleted =
-            Jdbc.autoCommit(
-                dataSource,
-                c -> {
-                  try (PreparedStatement ps = c.prepareStatement(sql)) {
-                    ps.setLong(1, -retention.toMillis());
-                    ps.setInt(2, BATCH);
-                    return ps.executeUpdate();
-                  }
-                });
+        deleted = Jdbc.autoCommit(dataSource, deleteBatch);
         total += deleted;
       } while (deleted == BATCH && !stopping.getAsBoolean());
       if (total > 0) {

@@ -1,5 +1,7 @@
 package dev.postbox.internal;
 
+import dev.postbox.internal.sql.Claimed;
+
 /** Delivers one claimed row; runs on its own virtual thread, outside any transaction. */
 @FunctionalInterface
 public interface Deliverer<T> {

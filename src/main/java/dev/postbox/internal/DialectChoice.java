@@ -24,6 +24,12 @@ public final class DialectChoice {
     }
   }
 
+  /** The dialect of {@code database}. */
+  public Dialect dialect(Database database) {
+    return dialects.get(database);
+  }
+
+  /** The forced dialect, or the one {@code c}'s metadata names. */
   public Dialect of(Connection c) throws SQLException {
     return dialects.get(forced != null ? forced : Dialects.detect(c));
   }

@@ -20,7 +20,7 @@ import java.util.function.Function;
  * INSERT: on PostgreSQL and SQLite it is cheaper than the insert-if-absent form, and should a
  * generated value ever collide the insert fails loudly instead of skipping a message.
  */
-public final class IdempotentInsert {
+final class IdempotentInsert {
   private static final int CHUNK = 500;
   private static final int CACHED_ROWS = 16;
 
@@ -46,7 +46,7 @@ public final class IdempotentInsert {
    * @param notifyChannel where the database has notifications, the channel each insert notifies;
    *     null for none
    */
-  public IdempotentInsert(
+  IdempotentInsert(
       String table,
       String columns,
       int[] types,
@@ -65,8 +65,7 @@ public final class IdempotentInsert {
    * Inserts {@code rows} (each holding one value per type); returns how many were new. {@code
    * mayCollide}: false if no row's unique value can already be stored (generated here, or NULL).
    */
-  public int insert(Connection c, Dialect d, List<Object[]> rows, boolean mayCollide)
-      throws SQLException {
+  int insert(Connection c, Dialect d, List<Object[]> rows, boolean mayCollide) throws SQLException {
     if (rows.size() <= CHUNK) {
       return insertChunk(c, d, rows, mayCollide);
     }

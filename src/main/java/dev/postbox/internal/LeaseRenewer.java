@@ -1,7 +1,7 @@
 package dev.postbox.internal;
 
 import dev.postbox.internal.jdbc.Jdbc;
-import java.sql.PreparedStatement;
+import dev.postbox.internal.sql.QueueSql;
 import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -51,16 +51,11 @@ final class LeaseRenewer implements Runnable {
           dataSource,
           c -> {
             for (int from = 0; from < ids.size(); from += CHUNK) {
-              List<Long> chunk = ids.subList(from, Math.min(ids.size(), from + CHUNK));
-              try (PreparedStatement ps = c.prepareStatement(sql.extend(chunk.size()))) {
-                int p = 1;
-                ps.setLong(p++, settings.lease().toMillis());
-                ps.setString(p++, settings.instanceId());
-                for (long id : chunk) {
-                  ps.setLong(p++, id);
-                }
-                ps.executeUpdate();
-              }
+              sql.extend(
+                  c,
+                  settings.lease().toMillis(),
+                  settings.instanceId(),
+                  ids.subList(from, Math.min(ids.size(), from + CHUNK)));
             }
             return null;
           });
@@ -70,7 +65,7 @@ final class LeaseRenewer implements Runnable {
           "{} - renewing {} leases on {} failed: {}",
           settings.instanceId(),
           ids.size(),
-          sql.table,
+          sql.table(),
           e.toString());
     }
   }
@@ -91,7 +86,7 @@ final class LeaseRenewer implements Runnable {
               + " pool is not exhausted by deliveries and that the process is not pausing",
           settings.instanceId(),
           rows,
-          sql.table,
+          sql.table(),
           gapMillis,
           settings.lease().toMillis());
     }

@@ -1,5 +1,6 @@
 package dev.postbox.internal;
 
+import dev.postbox.internal.sql.Claimed;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.HashSet;

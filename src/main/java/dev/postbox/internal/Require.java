@@ -2,7 +2,6 @@ package dev.postbox.internal;
 
 import dev.postbox.InvalidValueException;
 import java.time.Duration;
-import java.util.Objects;
 
 /** Argument checks whose messages name the option, the value and the limit. */
 public final class Require {
@@ -17,7 +16,7 @@ public final class Require {
   }
 
   public static Duration between(String name, Duration value, Duration min, Duration max) {
-    Objects.requireNonNull(value, name);
+    notNull(name, value);
     if (value.compareTo(min) < 0 || value.compareTo(max) > 0) {
       throw new InvalidValueException(
           name, "must be between " + min + " and " + max + " but was " + value);

@@ -1,5 +1,6 @@
 package dev.postbox.internal;
 
+import dev.postbox.internal.jdbc.SqlSupplier;
 import java.sql.SQLException;
 import java.util.concurrent.locks.ReentrantLock;
 
@@ -12,21 +13,17 @@ import java.util.concurrent.locks.ReentrantLock;
 final class WriteGate {
   private final ReentrantLock lock;
 
-  WriteGate(boolean singleWriter) {
-    this.lock = singleWriter ? new ReentrantLock(true) : null;
+  WriteGate(boolean oneWriter) {
+    this.lock = oneWriter ? new ReentrantLock(true) : null;
   }
 
-  interface Work<T> {
-    T run() throws SQLException;
-  }
-
-  <T> T through(Work<T> work) throws SQLException {
+  <T> T through(SqlSupplier<T> work) throws SQLException {
     if (lock == null) {
-      return work.run();
+      return work.get();
     }
     lock.lock();
     try {
-      return work.run();
+      return work.get();
     } finally {
       lock.unlock();
     }

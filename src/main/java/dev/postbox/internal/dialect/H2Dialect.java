@@ -6,10 +6,7 @@ import java.sql.SQLException;
 import java.time.Instant;
 import java.time.OffsetDateTime;
 
-/**
- * H2 2.2.220+ on MVStore: like MySQL, an unlocked read of candidate ids, then SELECT … FOR UPDATE
- * SKIP LOCKED of those ids and an UPDATE.
- */
+/** H2 2.2.220+ on MVStore. */
 final class H2Dialect implements Dialect {
 
   @Override
@@ -31,16 +28,6 @@ final class H2Dialect implements Dialect {
   public Instant readInstant(ResultSet rs, String column) throws SQLException {
     OffsetDateTime value = rs.getObject(column, OffsetDateTime.class);
     return value == null ? null : value.toInstant();
-  }
-
-  @Override
-  public boolean claimsWithUpdateReturning() {
-    return false;
-  }
-
-  @Override
-  public String skipLocked() {
-    return " FOR UPDATE SKIP LOCKED";
   }
 
   @Override

@@ -12,7 +12,8 @@ public final class Jdbc {
   private Jdbc() {}
 
   /** Runs {@code work} on a connection from {@code dataSource} in auto-commit mode. */
-  public static <T> T autoCommit(DataSource dataSource, SqlFunction<T> work) throws SQLException {
+  public static <T> T autoCommit(DataSource dataSource, SqlFunction<Connection, T> work)
+      throws SQLException {
     try (Connection c = dataSource.getConnection()) {
       if (!c.getAutoCommit()) {
         c.setAutoCommit(true);
@@ -25,7 +26,7 @@ public final class Jdbc {
    * Runs {@code work} in one transaction on a connection from {@code dataSource}: committed if it
    * returns, rolled back if it throws; the connection is handed back in auto-commit mode.
    */
-  public static <T> T inTransaction(DataSource dataSource, SqlFunction<T> work)
+  public static <T> T inTransaction(DataSource dataSource, SqlFunction<Connection, T> work)
       throws SQLException {
     try (Connection c = dataSource.getConnection()) {
       c.setAutoCommit(false);

@@ -1,10 +1,9 @@
 package dev.postbox.internal.jdbc;
 
-import java.sql.Connection;
 import java.sql.SQLException;
 
-/** Work done on a connection that may throw {@link SQLException}. */
+/** Work on one JDBC object (a connection, a statement, a dialect) that may throw SQLException. */
 @FunctionalInterface
-public interface SqlFunction<T> {
-  T apply(Connection connection) throws SQLException;
+public interface SqlFunction<A, R> {
+  R apply(A argument) throws SQLException;
 }

@@ -1,4 +1,4 @@
-package dev.postbox.internal;
+package dev.postbox.internal.sql;
 
 /**
  * A row this instance holds a lease on.
@@ -29,15 +29,8 @@ public record Claimed<T>(
   }
 
   /** A claimed row whose columns could not be turned into an item. */
-  static <T> Claimed<T> unreadable(long id, int attempt, int claims, RuntimeException problem) {
+  static <T> Claimed<T> unreadable(long id, int attempt, int claims, String problem) {
     return new Claimed<>(
-        id,
-        attempt,
-        claims,
-        0,
-        Long.toString(id),
-        "?",
-        null,
-        "row could not be read: " + Text.errorOf(problem));
+        id, attempt, claims, 0, Long.toString(id), "?", null, "row could not be read: " + problem);
   }
 }

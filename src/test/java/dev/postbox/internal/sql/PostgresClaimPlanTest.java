@@ -1,4 +1,4 @@
-package dev.postbox.internal;
+package dev.postbox.internal.sql;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -41,7 +41,7 @@ class PostgresClaimPlanTest {
   }
 
   private static QueueSql outboxSql() {
-    return new QueueSql(
+    return QueueSql.of(
         Dialects.of(Database.POSTGRESQL),
         new QueueTable<>(
             "postbox_outbox",
@@ -61,7 +61,7 @@ class PostgresClaimPlanTest {
   @Test
   void theGenericPlanFindsTheClaimedRowsByIndexOnAnEmptyTableAndOnABacklog() throws Exception {
     db.resetSchema();
-    String claim = outboxSql().claimReturning;
+    String claim = outboxSql().claim;
     assertIndexOnly(genericPlan(claim, CLAIM_ARGS));
     try (Connection c = db.dataSource().getConnection();
         Statement s = c.createStatement()) {
@@ -95,12 +95,12 @@ class PostgresClaimPlanTest {
       var threads = java.util.concurrent.Executors.newFixedThreadPool(2);
       var delete =
           java.util.concurrent.CompletableFuture.supplyAsync(
-              () -> finish(sql.delete(2), List.of("someone", 1, 1L, 2L)), threads);
+              () -> finish(sql.finishSql(2, false), List.of("someone", 1, 1L, 2L)), threads);
       var combined =
           java.util.concurrent.CompletableFuture.supplyAsync(
               () ->
                   finish(
-                      sql.claimReturningAfter(sql.delete(2)),
+                      sql.claimAfterFinish(2, false),
                       List.of("someone", 120000L, "someone", 1, 3L, 4L)),
               threads);
       Await.until(
@@ -170,7 +170,7 @@ class PostgresClaimPlanTest {
               + " CASE WHEN i <= 4 THEN 1 ELSE 0 END,"
               + " CASE WHEN i <= 4 THEN now() + interval '1 minute' ELSE now() END"
               + " FROM generate_series(1, 6) i");
-      String combined = sql.claimReturningAfter(sql.delete(4));
+      String combined = sql.claimAfterFinish(4, false);
       List<Long> claimed = new ArrayList<>();
       int finished = -1;
       try (var ps = c.prepareStatement(combined)) {
@@ -265,8 +265,7 @@ class PostgresClaimPlanTest {
               + " FROM generate_series(1, 20000) i");
       s.execute("ANALYZE postbox_outbox");
       String explained =
-          "EXPLAIN "
-              + sql.claimReturning.replaceFirst("\\?", "'someone'").replaceFirst("\\?", "120000");
+          "EXPLAIN " + sql.claim.replaceFirst("\\?", "'someone'").replaceFirst("\\?", "120000");
       StringBuilder plan = new StringBuilder();
       try (ResultSet rs = s.executeQuery(explained)) {
         while (rs.next()) {

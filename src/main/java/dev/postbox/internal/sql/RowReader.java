@@ -1,4 +1,4 @@
-package dev.postbox.internal;
+package dev.postbox.internal.sql;
 
 import dev.postbox.internal.dialect.Dialect;
 import java.sql.ResultSet;

@@ -1,4 +1,4 @@
-package dev.postbox.internal;
+package dev.postbox.internal.jdbc;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -6,13 +6,13 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
-class QueueSqlTest {
+class SqlTextTest {
 
   @Test
   void inlineWritesTheLiteralsInOrderOfTheParameters() {
     assertEquals(
         "DELETE FROM t WHERE leased_by = 'a' AND attempts = 2 AND id IN (7, 8)",
-        QueueSql.inline(
+        SqlText.inline(
             "DELETE FROM t WHERE leased_by = ? AND attempts = ? AND id IN (?, ?)",
             List.of("'a'", "2", "7", "8")));
   }
@@ -21,13 +21,13 @@ class QueueSqlTest {
   void inlineLeavesAQuestionMarkInsideALiteralAlone() {
     assertEquals(
         "UPDATE t SET a = 'x?' WHERE id = 1",
-        QueueSql.inline("UPDATE t SET a = ? WHERE id = ?", List.of("'x?'", "1")));
+        SqlText.inline("UPDATE t SET a = ? WHERE id = ?", List.of("'x?'", "1")));
   }
 
   @Test
   void inlineRefusesMoreOrFewerValuesThanParameters() {
     assertThrows(
-        IllegalArgumentException.class, () -> QueueSql.inline("a = ? AND b = ?", List.of("1")));
-    assertThrows(IllegalArgumentException.class, () -> QueueSql.inline("a = ?", List.of("1", "2")));
+        IllegalArgumentException.class, () -> SqlText.inline("a = ? AND b = ?", List.of("1")));
+    assertThrows(IllegalArgumentException.class, () -> SqlText.inline("a = ?", List.of("1", "2")));
   }
 }

@@ -1,4 +1,4 @@
-package dev.postbox.internal;
+package dev.postbox.internal.sql;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -63,7 +63,7 @@ class MariaDbClaimPlanTest {
   void jobClaimWalksTheClaimIndexAndChecksDedupeKeysOfStartedJobsByTheirIndex() throws Exception {
     // jobs whose dedupe key a started job holds wait: one probe of running_key per candidate
     QueueSql sql =
-        new QueueSql(
+        QueueSql.of(
             Dialects.of(Database.MYSQL),
             new QueueTable<>(
                 "postbox_jobs",
@@ -79,7 +79,7 @@ class MariaDbClaimPlanTest {
     try (Connection c = db.dataSource().getConnection();
         Statement s = c.createStatement()) {
       s.execute("ANALYZE TABLE postbox_jobs");
-      List<Map<String, String>> steps = steps(s, "EXPLAIN " + sql.claimCandidates);
+      List<Map<String, String>> steps = steps(s, "EXPLAIN " + sql.candidates(0, false));
       assertEquals(2, steps.size(), "candidates plan: " + steps);
       assertEquals("postbox_jobs_claim", steps.get(0).get("key"), "candidates plan: " + steps);
       assertFalse(steps.get(0).get("Extra").contains("filesort"), "candidates plan: " + steps);
@@ -130,14 +130,14 @@ class MariaDbClaimPlanTest {
 
   private void assertServedByIndex(String table, String columns, String index) throws Exception {
     QueueSql sql =
-        new QueueSql(
+        QueueSql.of(
             Dialects.of(Database.MYSQL),
             new QueueTable<>(table, columns, "id", "name", "", "", "", "", null),
             100);
     try (Connection c = db.dataSource().getConnection();
         Statement s = c.createStatement()) {
       s.execute("ANALYZE TABLE " + table);
-      Map<String, String> plan = plan(s, "EXPLAIN " + sql.claimCandidates);
+      Map<String, String> plan = plan(s, "EXPLAIN " + sql.candidates(0, false));
       assertEquals(index, plan.get("key"), "candidates plan: " + plan);
       // ref on state = 0 walked in (available_at, id) order, available_at checked in the index; the
       // index covers the ids, so no row is read, and LIMIT stops the walk

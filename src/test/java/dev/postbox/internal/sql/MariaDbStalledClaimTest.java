@@ -1,12 +1,10 @@
-package dev.postbox.internal;
+package dev.postbox.internal.sql;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.postbox.Backoff;
 import dev.postbox.Database;
-import dev.postbox.Listener;
 import dev.postbox.internal.dialect.Dialects;
 import dev.postbox.testing.Await;
 import dev.postbox.testing.TestDatabase;
@@ -103,14 +101,12 @@ class MariaDbStalledClaimTest {
   @Test
   void aClaimerStalledAfterFindingNothingDueWhileFinishingRowsLocksNothing() throws Exception {
     // finishing a row it no longer holds: the finish goes in the claim's first batch
-    Claimed<Long> gone = new Claimed<>(999_999, 1, 1, 0, "gone", "t", 999_999L);
-    Carried carried =
-        new Carried(1, List.of(new Outcome(gone, Outcome.Kind.SUCCEEDED, null, null, 0)));
+    Finish carried = new Finish(1, List.of(999_999L));
     stallAfterFindingNothingDue(carried);
     assertEquals(0, carried.written);
   }
 
-  private void stallAfterFindingNothingDue(Carried carried) throws Exception {
+  private void stallAfterFindingNothingDue(Finish carried) throws Exception {
     long later = insert(4000);
     Stalled a = stalledClaim("a", carried);
     try {
@@ -135,48 +131,39 @@ class MariaDbStalledClaimTest {
   }
 
   /** {@link #stalledClaim(String)} of a claim that also records {@code carried}. */
-  private Stalled stalledClaim(String instance, Carried carried) throws InterruptedException {
+  private Stalled stalledClaim(String instance, Finish carried) throws InterruptedException {
     StallingDataSource stalling = new StallingDataSource(db.dataSource());
-    Claimer<Long> claimer = claimer(stalling.dataSource, instance);
-    Future<List<Long>> claimed = executor.submit(() -> ids(claimer.claim(10, null, carried)));
+    TestClaimer claimer = claimer(stalling.dataSource, instance);
+    Future<List<Long>> claimed = executor.submit(() -> ids(claimer.claim(10, carried)));
     assertTrue(stalling.stalled.await(10, TimeUnit.SECONDS), instance + " reached its COMMIT");
     return new Stalled(stalling, claimed);
   }
 
-  private Claimer<Long> claimer(DataSource dataSource, String instance) {
-    LaneSettings settings =
-        new LaneSettings(
-            instance,
-            10,
-            4,
-            Duration.ofMillis(100),
-            Duration.ofSeconds(60),
-            5,
-            Backoff.fixed(Duration.ofSeconds(1)),
-            Duration.ZERO,
-            Duration.ofMinutes(1),
-            0,
-            false,
-            Duration.ofSeconds(5),
-            new Listener() {});
+  /** Claims of one instance on the outbox table, batch 10, each on a connection of its own. */
+  private record TestClaimer(DataSource dataSource, ClaimStrategy strategy) {
+    List<Claimed<Long>> claim(int limit, Finish finish) throws SQLException {
+      List<Claimed<Long>> rows = new ArrayList<>();
+      try (Connection c = dataSource.getConnection()) {
+        c.setAutoCommit(true);
+        strategy.claim(
+            c,
+            limit,
+            null,
+            finish,
+            (rs, dialect, id, attempt, claims) ->
+                new Claimed<>(id, attempt, claims, 0, rs.getString("event_id"), "t", id),
+            rows);
+      }
+      return rows;
+    }
+  }
+
+  private TestClaimer claimer(DataSource dataSource, String instance) {
     QueueTable<Long> table =
         new QueueTable<>(
-            "postbox_outbox",
-            "event_id, topic",
-            "event_id",
-            "topic",
-            "",
-            "",
-            "",
-            "",
-            (rs, dialect, id, attempt, claims) ->
-                new Claimed<>(id, attempt, claims, 0, rs.getString("event_id"), "t", id));
-    return new Claimer<>(
-        dataSource,
-        new QueueSql(Dialects.of(Database.MYSQL), table, settings.batchSize()),
-        table,
-        settings,
-        new WriteGate(false));
+            "postbox_outbox", "event_id, topic", "event_id", "topic", "", "", "", "", null);
+    QueueSql sql = QueueSql.of(Dialects.of(Database.MYSQL), table, 10);
+    return new TestClaimer(dataSource, sql.claims(instance, Duration.ofSeconds(60), false));
   }
 
   private static List<Long> ids(List<Claimed<Long>> rows) {
@@ -184,7 +171,7 @@ class MariaDbStalledClaimTest {
   }
 
   /** Claims with {@code claimer} until a claim gets rows (the row that comes due); its ids. */
-  private static List<Long> firstRowsClaimedBy(Claimer<Long> claimer) {
+  private static List<Long> firstRowsClaimedBy(TestClaimer claimer) {
     List<Long> claimed = new ArrayList<>();
     Await.until(
         Duration.ofSeconds(15),

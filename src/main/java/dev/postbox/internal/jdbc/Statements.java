@@ -1,4 +1,4 @@
-package dev.postbox.internal;
+package dev.postbox.internal.jdbc;
 
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -20,7 +20,7 @@ import java.util.concurrent.locks.ReentrantLock;
  * that connection or the statement is closed, and a statement whose use failed is closed. A few per
  * connection at most, least recently used evicted.
  */
-final class Statements {
+public final class Statements {
   private static final int PER_CONNECTION = 8;
 
   private final boolean reuse;
@@ -30,16 +30,14 @@ final class Statements {
   private final Map<Connection, Map<String, PreparedStatement>> cache =
       new IdentityHashMap<>(); // guarded by lock
 
-  Statements(boolean reuse) {
+  /** {@code reuse}: keep statements prepared across borrows (an in-process database). */
+  public Statements(boolean reuse) {
     this.reuse = reuse;
   }
 
-  interface Use<T> {
-    T apply(PreparedStatement ps) throws SQLException;
-  }
-
   /** Runs {@code use} with {@code sql} prepared on {@code c}, its parameters cleared. */
-  <T> T with(Connection c, String sql, Use<T> use) throws SQLException {
+  public <T> T with(Connection c, String sql, SqlFunction<PreparedStatement, T> use)
+      throws SQLException {
     Connection physical = reuse ? physical(c) : null;
     if (physical == null) {
       try (PreparedStatement ps = c.prepareStatement(sql)) {
@@ -110,7 +108,7 @@ final class Statements {
   }
 
   /** How many connections have statements kept; for tests. */
-  int connections() {
+  public int connections() {
     lock.lock();
     try {
       return cache.size();

@@ -1,4 +1,4 @@
-package dev.postbox.internal;
+package dev.postbox.internal.jdbc;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertSame;

@@ -1,4 +1,4 @@
-package dev.postbox.internal;
+package dev.postbox.internal.jdbc;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertSame;
@@ -23,7 +23,7 @@ class RetryTest {
     List<SQLException> reported = new ArrayList<>();
     String result =
         Retry.transients(
-            mysql,
+            mysql::isTransient,
             () -> {
               if (calls.incrementAndGet() <= 2) {
                 throw new SQLException("Deadlock found when trying to get lock", "40001", 1213);
@@ -47,7 +47,7 @@ class RetryTest {
             SQLException.class,
             () ->
                 Retry.transients(
-                    mysql,
+                    mysql::isTransient,
                     () -> {
                       calls.incrementAndGet();
                       throw syntax;
@@ -66,7 +66,7 @@ class RetryTest {
         SQLException.class,
         () ->
             Retry.transients(
-                mysql,
+                mysql::isTransient,
                 () -> {
                   calls.incrementAndGet();
                   throw new SQLException("Lock wait timeout exceeded", "HY000", 1205);

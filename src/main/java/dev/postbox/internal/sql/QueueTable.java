@@ -1,4 +1,4 @@
-package dev.postbox.internal;
+package dev.postbox.internal.sql;
 
 /**
  * How the engine sees one table: its name and the few columns that differ between the outbox and

@@ -1,0 +1,26 @@
+package dev.postbox;
+
+import java.time.Duration;
+import java.util.Map;
+import javax.sql.DataSource;
+
+/** The options of one built {@link Dispatcher}: copied from its builder, never changed after. */
+record DispatcherSettings(
+    DataSource dataSource,
+    Outbox outbox,
+    Transport transport,
+    Jobs jobs,
+    Inbox inbox,
+    Map<String, JobHandler> handlers,
+    int batchSize,
+    int concurrency,
+    Duration pollInterval,
+    Duration lease,
+    int maxAttempts,
+    Backoff backoff,
+    String instanceId,
+    Duration shutdownTimeout,
+    Duration cleanupInterval,
+    int vacuumEvery,
+    Listener listener,
+    Database database) {}

@@ -1,0 +1,29 @@
+package dev.postbox;
+
+import dev.postbox.JobRows.JobRun;
+import dev.postbox.internal.Deliverer;
+import dev.postbox.internal.ParkNow;
+import java.util.Map;
+
+/** How the job lane hands claimed jobs to the {@link JobHandler} registered for their name. */
+final class JobDelivery {
+  private JobDelivery() {}
+
+  /** Runs each job with its handler; a job whose name has none is parked with that reason. */
+  static Deliverer<JobRun> to(Map<String, JobHandler> handlers, String instanceId) {
+    return row -> {
+      JobHandler handler = handlers.get(row.item().name());
+      if (handler == null) {
+        throw new ParkNow(
+            "no handler for job name '"
+                + row.item().name()
+                + "' on "
+                + instanceId
+                + " (registered: "
+                + handlers.keySet()
+                + ")");
+      }
+      handler.execute(row.item().payload());
+    };
+  }
+}

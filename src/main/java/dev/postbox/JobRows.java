@@ -1,0 +1,68 @@
+package dev.postbox;
+
+import dev.postbox.internal.dialect.Dialect;
+import dev.postbox.internal.sql.Claimed;
+import dev.postbox.internal.sql.QueueTable;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Types;
+
+/**
+ * The job table's own columns: what an enqueue inserts, what a claim returns and sets, and how a
+ * claimed row becomes the {@link JobRun} a handler is given. A job's dedupe key moves from {@code
+ * dedupe_key} to {@code running_key} when it is first claimed, so that one follow-up job with the
+ * key can be enqueued meanwhile; the claim passes over a job whose key a started job holds.
+ */
+final class JobRows {
+  /** The inserted columns; the bound ones first, as in {@link #tuple}. */
+  static final String INSERTED =
+      "name, payload, dedupe_key, max_attempts, available_at, created_at";
+
+  /** Types of one row's bound values: name, payload, dedupe key, max attempts, delay millis. */
+  static final int[] TYPES = {
+    Types.VARCHAR, Types.VARCHAR, Types.VARCHAR, Types.INTEGER, Types.BIGINT
+  };
+
+  /** What a job handler is given: the job's name and payload. */
+  record JobRun(String name, String payload) {}
+
+  private JobRows() {}
+
+  /** One row's values: due after its delay by the database clock. */
+  static String tuple(Dialect d) {
+    return "(?, ?, ?, ?, " + d.nowPlusMillis() + ", " + d.now() + ")";
+  }
+
+  /** How the engine sees the job table {@code table}. */
+  static QueueTable<JobRun> queueTable(String table) {
+    return new QueueTable<>(
+        table,
+        "name, payload, max_attempts",
+        "id",
+        "name",
+        ", dedupe_key = NULL, running_key = NULL",
+        " AND (dedupe_key IS NULL OR NOT EXISTS (SELECT 1 FROM "
+            + table
+            + " running_job WHERE running_job.running_key = "
+            + table
+            + ".dedupe_key))",
+        // a retry keeps the key it took on its first claim; MySQL assigns left to right, so
+        // running_key takes the key before dedupe_key is cleared
+        ", running_key = COALESCE(dedupe_key, running_key), dedupe_key = NULL",
+        "dedupe_key, running_key",
+        JobRows::read);
+  }
+
+  private static Claimed<JobRun> read(ResultSet rs, Dialect d, long id, int attempt, int claims)
+      throws SQLException {
+    String name = rs.getString("name");
+    return new Claimed<>(
+        id,
+        attempt,
+        claims,
+        rs.getInt("max_attempts"),
+        Long.toString(id),
+        name,
+        new JobRun(name, rs.getString("payload")));
+  }
+}

@@ -1,0 +1,204 @@
+package dev.postbox.internal;
+
+import dev.postbox.internal.sql.Claimed;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.BiConsumer;
+import java.util.function.BooleanSupplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A lane's claim loop, on its own thread ({@code <instance>-<table>-claims}): waits for a free
+ * slot, claims a batch (carrying the successes delivered since the last claim), starts the
+ * deliveries, and polls adaptively: a claim that found rows is followed by another at once, an
+ * empty one waits 1 ms, then twice as long after each further empty one up to the poll interval,
+ * each wait cut short by {@link #wakeUp}. In an outage it claims one probe at a time.
+ */
+final class ClaimLoop<T> implements Runnable {
+  private static final Logger log = LoggerFactory.getLogger(ClaimLoop.class);
+  private static final long FIRST_IDLE_WAIT_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
+  private static final long SOON_NANOS = TimeUnit.MILLISECONDS.toNanos(4);
+
+  private final String name;
+  private final String table;
+  private final LaneSettings settings;
+  private final Claimer<T> claimer;
+  private final Deliveries<T> deliveries;
+  private final DeliverySlots<T> slots;
+  private final OutcomeWriter writer;
+  private final Outage outage;
+  private final Map<Long, Claimed<T>> held;
+  private final BooleanSupplier stopping;
+  private final BiConsumer<String, Throwable> stopAfter;
+
+  private final ReentrantLock lock = new ReentrantLock();
+  private final Condition woken = lock.newCondition();
+  private boolean wakeRequested; // guarded by lock
+  // will claim again soon (not waiting long): it may carry the writer's successes
+  private volatile boolean claiming;
+  // the loop's own state across claims
+  private long errorPauseMillis = 100;
+  private long idleWaitNanos;
+
+  ClaimLoop(
+      String name,
+      String table,
+      LaneSettings settings,
+      Claimer<T> claimer,
+      Deliveries<T> deliveries,
+      DeliverySlots<T> slots,
+      OutcomeWriter writer,
+      Outage outage,
+      Map<Long, Claimed<T>> held,
+      BooleanSupplier stopping,
+      BiConsumer<String, Throwable> stopAfter) {
+    this.name = name;
+    this.table = table;
+    this.settings = settings;
+    this.claimer = claimer;
+    this.deliveries = deliveries;
+    this.slots = slots;
+    this.writer = writer;
+    this.outage = outage;
+    this.held = held;
+    this.stopping = stopping;
+    this.stopAfter = stopAfter;
+  }
+
+  /** True while the loop will claim again soon: the writer may leave successes for it. */
+  boolean claimingSoon() {
+    return claiming;
+  }
+
+  /** Cuts the current wait short: new rows were committed, or the lane is stopping. */
+  void wakeUp() {
+    lock.lock();
+    try {
+      wakeRequested = true;
+      woken.signalAll();
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  @Override
+  public void run() {
+    claiming = true;
+    LoopGuard guard = new LoopGuard(name + "-claims", settings.lease());
+    try {
+      while (!stopping.getAsBoolean()) {
+        try {
+          if (!claimOnce()) {
+            return;
+          }
+          guard.succeeded();
+        } catch (Throwable e) { // an Error: an SQLException or a bug is handled in claimOnce
+          Duration pause = guard.pauseAfter(e);
+          if (pause == null) {
+            stopAfter.accept("claim loop", e);
+            return;
+          }
+          waitForWakeUp(pause);
+        }
+      }
+    } finally {
+      claiming = false;
+      writer.queue().claimsPaused();
+    }
+  }
+
+  /**
+   * One turn: waits for a free slot, claims and starts the deliveries, or waits after an empty or
+   * failed claim. False when the lane is stopping.
+   */
+  private boolean claimOnce() {
+    if (!slots.awaitSlot()) {
+      return false;
+    }
+    int limit = outage.claimLimit(settings.batchSize());
+    if (limit == 0) { // outage: wait for the probe time, or for the probe in flight to end
+      waitForWakeUp(outage.probing() ? settings.pollInterval() : outage.untilProbe());
+      return true;
+    }
+    List<Claimed<T>> rows;
+    Carried carried = null; // successes this claim records too
+    try {
+      // in an outage the one row claimed is a probe: the newest not probed yet in this outage,
+      // else (every due row failed a probe) the newest again
+      List<Long> probed = outage.probeExclusions();
+      carried = probed == null ? writer.queue().takeForClaim() : null;
+      List<Claimed<T>> claimed = claim(limit, probed, carried);
+      if (carried != null) {
+        writer.carried(carried);
+        carried = null;
+      }
+      if (claimed.isEmpty() && probed != null && !probed.isEmpty()) {
+        claimed = claim(limit, List.of(), null);
+      }
+      rows = claimed;
+      outage.claimed(rows);
+      errorPauseMillis = 100;
+    } catch (Throwable e) {
+      if (carried != null) {
+        writer.queue().giveBack(carried);
+      }
+      outage.claimed(List.of());
+      if (e instanceof Error error) {
+        throw error;
+      }
+      log.warn("{} - claim failed, retrying in {} ms: {}", name, errorPauseMillis, e.toString());
+      waitForWakeUp(Duration.ofMillis(errorPauseMillis));
+      errorPauseMillis =
+          Math.min(errorPauseMillis * 2, settings.pollInterval().toMillis() * 10 + 100);
+      return true;
+    }
+    if (rows.isEmpty()) {
+      long pollNanos = settings.pollInterval().toNanos();
+      idleWaitNanos = idleWaitNanos == 0 ? pollNanos : idleWaitNanos;
+      waitForWakeUp(Duration.ofNanos(idleWaitNanos));
+      idleWaitNanos = Math.min(idleWaitNanos * 2, pollNanos);
+      return true;
+    }
+    // rows are being added: after the next empty claim look again soon, not only when woken,
+    // because a wake-up can lag far behind its commit (pgjdbc hands NOTIFYs over only once none
+    // has arrived for 1 ms: under a steady stream of adds, hundreds of ms late)
+    idleWaitNanos = FIRST_IDLE_WAIT_NANOS;
+    Listeners.call(() -> settings.listener().claimed(table, rows.size()));
+    deliveries.startAll(rows);
+    return true;
+  }
+
+  private List<Claimed<T>> claim(int limit, List<Long> probe, Carried carried) throws SQLException {
+    List<Claimed<T>> rows = claimer.claim(limit, probe, carried);
+    for (Claimed<T> row : rows) {
+      held.put(row.id(), row);
+    }
+    return rows;
+  }
+
+  private void waitForWakeUp(Duration timeout) {
+    long nanos = timeout.toNanos();
+    if (nanos > SOON_NANOS) { // the writer should not wait for a claim this far off
+      claiming = false;
+      writer.queue().claimsPaused();
+    }
+    lock.lock();
+    try {
+      while (!wakeRequested && !stopping.getAsBoolean() && nanos > 0) {
+        nanos = woken.awaitNanos(nanos);
+      }
+      wakeRequested = false;
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    } finally {
+      lock.unlock();
+      claiming = !stopping.getAsBoolean();
+    }
+  }
+}

@@ -1,0 +1,74 @@
+package dev.postbox.internal;
+
+import dev.postbox.Database;
+import dev.postbox.PostboxException;
+import dev.postbox.internal.dialect.Dialects;
+import dev.postbox.internal.jdbc.Jdbc;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.Locale;
+import javax.sql.DataSource;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/** What a dispatcher checks before it starts: which database, and whether its tables are there. */
+public final class Startup {
+  private static final Logger log = LoggerFactory.getLogger(Startup.class);
+
+  /** The columns every queue table has, besides its own. */
+  public static final String QUEUE_COLUMNS =
+      "id, state, attempts, claims, available_at, leased_by, last_error, created_at";
+
+  private Startup() {}
+
+  /** {@code forced}, or the database {@code dataSource}'s metadata names; logged at INFO. */
+  public static Database database(DataSource dataSource, Database forced, String instanceId) {
+    if (forced != null) {
+      log.info("{} - database forced to {}", instanceId, forced);
+      return forced;
+    }
+    try (Connection c = dataSource.getConnection()) {
+      Database detected = Dialects.detect(c);
+      log.info(
+          "{} - detected {} ({} {})",
+          instanceId,
+          detected,
+          c.getMetaData().getDatabaseProductName(),
+          c.getMetaData().getDatabaseProductVersion());
+      return detected;
+    } catch (SQLException e) {
+      throw Jdbc.wrap(instanceId + " - connecting to detect the database", e);
+    }
+  }
+
+  /**
+   * Checks that {@code table} has {@code columns}.
+   *
+   * @throws PostboxException naming the table and the schema file to run, if it has not
+   */
+  public static void checkColumns(
+      DataSource dataSource, Database database, String table, String columns) {
+    try {
+      Jdbc.autoCommit(
+          dataSource,
+          c -> {
+            try (Statement s = c.createStatement()) {
+              s.executeQuery("SELECT " + columns + " FROM " + table + " WHERE 1 = 0").close();
+            }
+            return null;
+          });
+    } catch (SQLException e) {
+      throw new PostboxException(
+          "table "
+              + table
+              + " not found or not as shipped — run sql/"
+              + database.name().toLowerCase(Locale.ROOT)
+              + "/schema.sql, or for a table made by an earlier version the upgrade in"
+              + " UPGRADING.md ("
+              + e.getMessage()
+              + ")",
+          e);
+    }
+  }
+}

@@ -1,0 +1,87 @@
+package dev.postbox.internal;
+
+import dev.postbox.Database;
+import dev.postbox.PostboxException;
+import dev.postbox.internal.dialect.Dialect;
+import dev.postbox.internal.jdbc.Jdbc;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.util.List;
+import java.util.function.Function;
+
+/**
+ * What the outbox, the job queue and the inbox share when they write on the caller's connection:
+ * the refusal of a connection in auto-commit mode, the insert that skips duplicates without
+ * aborting the caller's transaction ({@link IdempotentInsert}), the NOTIFY of a PostgreSQL add, the
+ * dialect of the caller's connection, and one wrapping of SQLException. Immutable and thread-safe;
+ * never commits, rolls back or closes the connection.
+ */
+public final class TableWriter {
+  private final String table;
+  private final boolean allowAutoCommit;
+  private final String autoCommitRefusal;
+  private final IdempotentInsert insert;
+  private final DialectChoice dialects;
+
+  /**
+   * @param columns the inserted columns, comma-separated
+   * @param types the {@link java.sql.Types} of one row's bound parameters
+   * @param uniqueColumn the column (or columns) a duplicate collides on
+   * @param valueTuple one row's "(?, ?, …)" for a dialect
+   * @param notify whether each insert also notifies the table's channel (PostgreSQL)
+   * @param forced the database to assume for every connection, or null to detect it
+   * @param autoCommitRefusal why a connection in auto-commit mode is refused, and what to do
+   */
+  public TableWriter(
+      String table,
+      String columns,
+      int[] types,
+      String uniqueColumn,
+      Function<Dialect, String> valueTuple,
+      boolean notify,
+      Database forced,
+      boolean allowAutoCommit,
+      String autoCommitRefusal) {
+    this.table = table;
+    this.allowAutoCommit = allowAutoCommit;
+    this.autoCommitRefusal = autoCommitRefusal;
+    this.dialects = new DialectChoice(forced);
+    this.insert =
+        new IdempotentInsert(
+            table,
+            columns,
+            types,
+            uniqueColumn,
+            valueTuple,
+            notify ? PostgresNotifications.channel(table) : null);
+  }
+
+  /** The table, as configured. */
+  public String table() {
+    return table;
+  }
+
+  /** The dialect of each caller's connection: forced, or detected. */
+  public DialectChoice dialects() {
+    return dialects;
+  }
+
+  /**
+   * Inserts {@code rows} on {@code c}, skipping those whose unique value is stored; returns how
+   * many were new. {@code mayCollide}: false if no row's unique value can already be stored.
+   *
+   * @throws PostboxException naming {@code doing}, if {@code c} is in auto-commit mode (unless
+   *     allowed) or the INSERT fails
+   */
+  public int insert(Connection c, List<Object[]> rows, boolean mayCollide, String doing) {
+    try {
+      Require.notNull("connection", c);
+      if (!allowAutoCommit && c.getAutoCommit()) {
+        throw new PostboxException(autoCommitRefusal);
+      }
+      return insert.insert(c, dialects.of(c), rows, mayCollide);
+    } catch (SQLException e) {
+      throw Jdbc.wrap(doing, e);
+    }
+  }
+}

@@ -1,0 +1,47 @@
+package dev.postbox.internal.sql;
+
+import dev.postbox.internal.Text;
+import dev.postbox.internal.dialect.Dialect;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.util.List;
+
+/** Reads the rows a claim returned, each with its attempt and claim count after the claim. */
+final class ClaimedRows {
+  private ClaimedRows() {}
+
+  /**
+   * Reads {@code rs} into {@code into}. {@code offset}: what the claim added to the counts that the
+   * statement returns (1 where it returns them as they were before the UPDATE). With {@code
+   * finish}, also reads the count of finished rows every row of a combined claim carries (a row
+   * with a NULL id only carries the count).
+   */
+  static <T> void read(
+      ResultSet rs,
+      Dialect dialect,
+      int offset,
+      RowReader<T> reader,
+      List<Claimed<T>> into,
+      Finish finish)
+      throws SQLException {
+    while (rs.next()) {
+      if (finish != null) {
+        finish.written = rs.getInt("finished$rows");
+      }
+      long id = rs.getLong("id");
+      if (finish != null && rs.wasNull()) {
+        continue;
+      }
+      int attempt = rs.getInt("attempts") + offset;
+      int claims = rs.getInt("claims") + offset;
+      Claimed<T> row;
+      try {
+        row = reader.read(rs, dialect, id, attempt, claims);
+      } catch (RuntimeException e) {
+        // e.g. headers written by something else: park this row, never block the others
+        row = Claimed.unreadable(id, attempt, claims, Text.errorOf(e));
+      }
+      into.add(row);
+    }
+  }
+}

@@ -1,0 +1,187 @@
+package dev.postbox.internal.sql;
+
+/**
+ * Every statement Postbox runs on a queue table in H2 2.2.220+ on MVStore (placeholders: {@link
+ * QueueSqlHome}). Like MySQL, a claim is an unlocked read of due ids, then {@code SELECT … FOR
+ * UPDATE SKIP LOCKED} of those ids and an UPDATE, in one JDBC transaction.
+ */
+final class H2QueueSql implements QueueSqlHome {
+
+  @Override
+  public Claiming claiming() {
+    return Claiming.LOCK_BY_ID;
+  }
+
+  /** Params: the excluded ids. */
+  @Override
+  public String candidates() {
+    return """
+        SELECT id FROM {table}
+        WHERE state = 0 AND available_at <= CURRENT_TIMESTAMP(6){filter}{excluded}
+        ORDER BY available_at, id LIMIT {window}""";
+  }
+
+  /** Params: the excluded ids, the limit. */
+  @Override
+  public String probeCandidates() {
+    return """
+        SELECT id FROM {table}
+        WHERE state = 0 AND available_at <= CURRENT_TIMESTAMP(6){filter}{excluded}
+        ORDER BY id DESC LIMIT ?""";
+  }
+
+  /**
+   * No ORDER BY: H2 would lock every matching candidate before it sorts and applies the limit.
+   * Params: the ids, the limit.
+   */
+  @Override
+  public String lockCandidates() {
+    return """
+        SELECT id, attempts, claims, created_at, {columns} FROM {table}
+        WHERE id IN ({ids}) AND state = 0 AND available_at <= CURRENT_TIMESTAMP(6){filter}
+        LIMIT ? FOR UPDATE SKIP LOCKED""";
+  }
+
+  /** Params: the ids, the limit. */
+  @Override
+  public String lockProbeCandidates() {
+    return """
+        SELECT id, attempts, claims, created_at, {columns} FROM {table}
+        WHERE id IN ({ids}) AND state = 0 AND available_at <= CURRENT_TIMESTAMP(6){filter}
+        ORDER BY id DESC LIMIT ? FOR UPDATE SKIP LOCKED""";
+  }
+
+  /** Params: leased_by, lease millis, the ids. */
+  @Override
+  public String lease() {
+    return """
+        UPDATE {table}
+        SET leased_by = ?, attempts = attempts + 1, claims = claims + 1{claimSet},
+          available_at = DATEADD(MILLISECOND, CAST(? AS BIGINT), CURRENT_TIMESTAMP(6))
+        WHERE id IN ({ids})""";
+  }
+
+  /** Params: leased_by, claims, the ids. */
+  @Override
+  public String delete() {
+    return """
+        DELETE FROM {table} WHERE leased_by = ? AND claims = ? AND id IN ({ids})""";
+  }
+
+  /** Params: leased_by, claims, the ids. */
+  @Override
+  public String done() {
+    return """
+        UPDATE {table} SET state = 1, available_at = CURRENT_TIMESTAMP(6), leased_by = NULL{doneSet}
+        WHERE leased_by = ? AND claims = ? AND id IN ({ids})""";
+  }
+
+  /** Params: attempts, delay millis, last_error, id, leased_by, claims. */
+  @Override
+  public String fail() {
+    return """
+        UPDATE {table}
+        SET attempts = ?, available_at = DATEADD(MILLISECOND, CAST(? AS BIGINT), CURRENT_TIMESTAMP(6)),
+          leased_by = NULL, last_error = ?
+        WHERE id = ? AND leased_by = ? AND claims = ?""";
+  }
+
+  /** Params: attempts, last_error, id, leased_by, claims. */
+  @Override
+  public String park() {
+    return """
+        UPDATE {table}
+        SET state = 2, attempts = ?, available_at = CURRENT_TIMESTAMP(6), leased_by = NULL,
+          last_error = ?
+        WHERE id = ? AND leased_by = ? AND claims = ?""";
+  }
+
+  /** Params: id, leased_by, claims. */
+  @Override
+  public String release() {
+    return """
+        UPDATE {table}
+        SET attempts = attempts - 1, available_at = CURRENT_TIMESTAMP(6), leased_by = NULL
+        WHERE id = ? AND leased_by = ? AND claims = ?""";
+  }
+
+  /** Params: lease millis, leased_by, the ids. */
+  @Override
+  public String extend() {
+    return """
+        UPDATE {table} SET available_at = DATEADD(MILLISECOND, CAST(? AS BIGINT), CURRENT_TIMESTAMP(6))
+        WHERE state = 0 AND leased_by = ? AND id IN ({ids})""";
+  }
+
+  /** Params: -retention millis, the limit. */
+  @Override
+  public String cleanup() {
+    return """
+        DELETE FROM {table} WHERE id IN (
+          SELECT id FROM {table}
+          WHERE state = 1
+            AND available_at < DATEADD(MILLISECOND, CAST(? AS BIGINT), CURRENT_TIMESTAMP(6))
+          LIMIT ?)""";
+  }
+
+  @Override
+  public String countPending() {
+    return "SELECT COUNT(*) FROM {table} WHERE state = 0";
+  }
+
+  @Override
+  public String stats() {
+    return """
+        SELECT
+          (SELECT COUNT(*) FROM {table} WHERE state = 0) AS pending,
+          (SELECT COUNT(*) FROM {table}
+           WHERE state = 0 AND available_at <= CURRENT_TIMESTAMP(6)) AS due,
+          (SELECT COUNT(*) FROM {table}
+           WHERE state = 0 AND available_at > CURRENT_TIMESTAMP(6) AND leased_by IS NOT NULL)
+            AS leased,
+          (SELECT COUNT(*) FROM {table} WHERE state = 2) AS parked,
+          (SELECT MIN(created_at) FROM {table} WHERE state = 0) AS oldest,
+          CURRENT_TIMESTAMP(6) AS db_now""";
+  }
+
+  /** Params: the limit. */
+  @Override
+  public String parked() {
+    return """
+        SELECT id, {ref} AS ref, {topic} AS topic, attempts, last_error, created_at
+        FROM {table} WHERE state = 2 ORDER BY id LIMIT ?""";
+  }
+
+  /** Params: the ref. */
+  @Override
+  public String replay() {
+    return """
+        UPDATE {table}
+        SET state = 0, attempts = 0, available_at = CURRENT_TIMESTAMP(6), leased_by = NULL
+        WHERE state = 2 AND {ref} = ?""";
+  }
+
+  @Override
+  public String replayAll() {
+    return """
+        UPDATE {table}
+        SET state = 0, attempts = 0, available_at = CURRENT_TIMESTAMP(6), leased_by = NULL
+        WHERE state = 2""";
+  }
+
+  /** Params: the ref. */
+  @Override
+  public String discard() {
+    return "DELETE FROM {table} WHERE state = 2 AND {ref} = ?";
+  }
+
+  /** Params: -retention millis, the limit. */
+  @Override
+  public String inboxCleanup() {
+    return """
+        DELETE FROM {table} WHERE (consumer, event_id) IN (
+          SELECT consumer, event_id FROM {table}
+          WHERE created_at < DATEADD(MILLISECOND, CAST(? AS BIGINT), CURRENT_TIMESTAMP(6))
+          LIMIT ?)""";
+  }
+}

@@ -1,0 +1,212 @@
+package dev.postbox.internal.sql;
+
+/**
+ * Every statement Postbox runs on a queue table in PostgreSQL (placeholders: {@link QueueSqlHome}).
+ * The clock is {@code statement_timestamp()}, the time each statement started.
+ */
+final class PostgresQueueSql implements QueueSqlHome {
+
+  @Override
+  public Claiming claiming() {
+    return Claiming.ONE_STATEMENT;
+  }
+
+  // The due rows are picked in a MATERIALIZED CTE, which runs exactly once: "id IN (subquery)" may
+  // become a semi-join that re-runs the LIMITed FOR UPDATE subquery and leases more rows than the
+  // LIMIT. Joined by primary key, it is planned as index probes even in the generic plan made while
+  // the table was empty (pgjdbc keeps it for the connection's life); "id = ANY (ARRAY(subquery))"
+  // got a sequential scan there, over every dead row of a grown table on each claim. The limit is
+  // written in, not bound: a generic plan would assume 10% of the table. The lease CTE keeps the
+  // parameters in the order of the other databases' claims. The CTE names hold a '$', which no
+  // validated table name can, so they never clash with the table.
+
+  /** Params: leased_by, lease millis. */
+  @Override
+  public String claim() {
+    return """
+        WITH claim$lease (lease_owner, lease_millis) AS (SELECT CAST(? AS VARCHAR), CAST(? AS BIGINT)),
+        claim$due (due_id) AS MATERIALIZED (
+          SELECT id FROM {table}
+          WHERE state = 0 AND available_at <= statement_timestamp(){filter}
+          ORDER BY available_at, id LIMIT {limit} FOR UPDATE SKIP LOCKED)
+        UPDATE {table}
+        SET leased_by = claim$lease.lease_owner, attempts = attempts + 1, claims = claims + 1{claimSet},
+          available_at = statement_timestamp() + claim$lease.lease_millis * interval '1 millisecond'
+        FROM claim$due, claim$lease WHERE id = claim$due.due_id
+        RETURNING id, attempts, claims, created_at, {columns}""";
+  }
+
+  // Rows finished here are leased by this instance, so they are not due and the claim cannot pick
+  // them (should a lease have run out meanwhile, the claim skips the row this very statement
+  // deletes, and the fenced finish counts it as lost). The count comes from a LEFT JOIN so that it
+  // arrives even when nothing is claimed.
+
+  /** Params: leased_by, lease millis, then the finish's: leased_by, claims, the ids. */
+  @Override
+  public String claimAfterFinish() {
+    return """
+        WITH claim$lease (lease_owner, lease_millis) AS (SELECT CAST(? AS VARCHAR), CAST(? AS BIGINT)),
+        claim$finished AS ({finish} RETURNING 1),
+        claim$due (due_id) AS MATERIALIZED (
+          SELECT id FROM {table}
+          WHERE state = 0 AND available_at <= statement_timestamp(){filter}
+          ORDER BY available_at, id LIMIT {limit} FOR UPDATE SKIP LOCKED),
+        claim$claimed AS (
+          UPDATE {table}
+          SET leased_by = claim$lease.lease_owner, attempts = attempts + 1, claims = claims + 1{claimSet},
+            available_at = statement_timestamp() + claim$lease.lease_millis * interval '1 millisecond'
+          FROM claim$due, claim$lease WHERE id = claim$due.due_id
+          RETURNING id, attempts, claims, created_at, {columns})
+        SELECT claim$claimed.*, claim$count.finished$rows
+        FROM (SELECT COUNT(*) AS finished$rows FROM claim$finished) claim$count
+        LEFT JOIN claim$claimed ON TRUE""";
+  }
+
+  /** Params: leased_by, lease millis, the excluded ids, the limit. */
+  @Override
+  public String probe() {
+    return """
+        WITH claim$lease (lease_owner, lease_millis) AS (SELECT CAST(? AS VARCHAR), CAST(? AS BIGINT)),
+        claim$due (due_id) AS MATERIALIZED (
+          SELECT id FROM {table}
+          WHERE state = 0 AND available_at <= statement_timestamp(){filter}{excluded}
+          ORDER BY id DESC LIMIT ? FOR UPDATE SKIP LOCKED)
+        UPDATE {table}
+        SET leased_by = claim$lease.lease_owner, attempts = attempts + 1, claims = claims + 1{claimSet},
+          available_at = statement_timestamp() + claim$lease.lease_millis * interval '1 millisecond'
+        FROM claim$due, claim$lease WHERE id = claim$due.due_id
+        RETURNING id, attempts, claims, created_at, {columns}""";
+  }
+
+  /** Params: leased_by, claims, the ids. */
+  @Override
+  public String delete() {
+    return """
+        DELETE FROM {table} WHERE leased_by = ? AND claims = ? AND id IN ({ids})""";
+  }
+
+  /** Params: leased_by, claims, the ids. */
+  @Override
+  public String done() {
+    return """
+        UPDATE {table} SET state = 1, available_at = statement_timestamp(), leased_by = NULL{doneSet}
+        WHERE leased_by = ? AND claims = ? AND id IN ({ids})""";
+  }
+
+  /** Params: attempts, delay millis, last_error, id, leased_by, claims. */
+  @Override
+  public String fail() {
+    return """
+        UPDATE {table}
+        SET attempts = ?, available_at = statement_timestamp() + ? * interval '1 millisecond',
+          leased_by = NULL, last_error = ?
+        WHERE id = ? AND leased_by = ? AND claims = ?""";
+  }
+
+  /** Params: attempts, last_error, id, leased_by, claims. */
+  @Override
+  public String park() {
+    return """
+        UPDATE {table}
+        SET state = 2, attempts = ?, available_at = statement_timestamp(), leased_by = NULL,
+          last_error = ?
+        WHERE id = ? AND leased_by = ? AND claims = ?""";
+  }
+
+  /** Params: id, leased_by, claims. */
+  @Override
+  public String release() {
+    return """
+        UPDATE {table}
+        SET attempts = attempts - 1, available_at = statement_timestamp(), leased_by = NULL
+        WHERE id = ? AND leased_by = ? AND claims = ?""";
+  }
+
+  /** Params: lease millis, leased_by, the ids. */
+  @Override
+  public String extend() {
+    return """
+        UPDATE {table} SET available_at = statement_timestamp() + ? * interval '1 millisecond'
+        WHERE state = 0 AND leased_by = ? AND id IN ({ids})""";
+  }
+
+  /** Params: -retention millis, the limit. */
+  @Override
+  public String cleanup() {
+    return """
+        DELETE FROM {table} WHERE id IN (
+          SELECT id FROM {table}
+          WHERE state = 1 AND available_at < statement_timestamp() + ? * interval '1 millisecond'
+          LIMIT ?)""";
+  }
+
+  /**
+   * Each claim and finish leaves a dead entry at the head of the claim index, which every later
+   * claim walks over until a vacuum removes it; autovacuum may come a minute later, or never.
+   */
+  @Override
+  public String vacuum() {
+    return "VACUUM (ANALYZE) {table}";
+  }
+
+  @Override
+  public String countPending() {
+    return "SELECT COUNT(*) FROM {table} WHERE state = 0";
+  }
+
+  @Override
+  public String stats() {
+    return """
+        SELECT
+          (SELECT COUNT(*) FROM {table} WHERE state = 0) AS pending,
+          (SELECT COUNT(*) FROM {table}
+           WHERE state = 0 AND available_at <= statement_timestamp()) AS due,
+          (SELECT COUNT(*) FROM {table}
+           WHERE state = 0 AND available_at > statement_timestamp() AND leased_by IS NOT NULL)
+            AS leased,
+          (SELECT COUNT(*) FROM {table} WHERE state = 2) AS parked,
+          (SELECT MIN(created_at) FROM {table} WHERE state = 0) AS oldest,
+          statement_timestamp() AS db_now""";
+  }
+
+  /** Params: the limit. */
+  @Override
+  public String parked() {
+    return """
+        SELECT id, {ref} AS ref, {topic} AS topic, attempts, last_error, created_at
+        FROM {table} WHERE state = 2 ORDER BY id LIMIT ?""";
+  }
+
+  /** Params: the ref. */
+  @Override
+  public String replay() {
+    return """
+        UPDATE {table}
+        SET state = 0, attempts = 0, available_at = statement_timestamp(), leased_by = NULL
+        WHERE state = 2 AND {ref} = ?""";
+  }
+
+  @Override
+  public String replayAll() {
+    return """
+        UPDATE {table}
+        SET state = 0, attempts = 0, available_at = statement_timestamp(), leased_by = NULL
+        WHERE state = 2""";
+  }
+
+  /** Params: the ref. */
+  @Override
+  public String discard() {
+    return "DELETE FROM {table} WHERE state = 2 AND {ref} = ?";
+  }
+
+  /** Params: -retention millis, the limit. */
+  @Override
+  public String inboxCleanup() {
+    return """
+        DELETE FROM {table} WHERE (consumer, event_id) IN (
+          SELECT consumer, event_id FROM {table}
+          WHERE created_at < statement_timestamp() + ? * interval '1 millisecond'
+          LIMIT ?)""";
+  }
+}

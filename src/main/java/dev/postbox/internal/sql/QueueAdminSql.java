@@ -1,0 +1,86 @@
+package dev.postbox.internal.sql;
+
+import dev.postbox.Parked;
+import dev.postbox.QueueStats;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Binds and runs the statements of {@link QueueSqlHome} that read a queue table's stats and work on
+ * its parked rows, on the caller's connection: never claims, never commits. Thread-safe.
+ */
+public final class QueueAdminSql {
+  private final QueueSql sql;
+
+  public QueueAdminSql(QueueSql sql) {
+    this.sql = sql;
+  }
+
+  public long countPending(Connection c) throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement(sql.countPending);
+        ResultSet rs = ps.executeQuery()) {
+      rs.next();
+      return rs.getLong(1);
+    }
+  }
+
+  public QueueStats stats(Connection c) throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement(sql.stats);
+        ResultSet rs = ps.executeQuery()) {
+      rs.next();
+      Instant oldest = sql.dialect.readInstant(rs, "oldest");
+      Instant dbNow = sql.dialect.readInstant(rs, "db_now");
+      Duration age = oldest == null ? Duration.ZERO : Duration.between(oldest, dbNow);
+      return new QueueStats(
+          rs.getLong("pending"),
+          rs.getLong("due"),
+          rs.getLong("leased"),
+          rs.getLong("parked"),
+          age.isNegative() ? Duration.ZERO : age);
+    }
+  }
+
+  public List<Parked> parked(Connection c, int limit) throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement(sql.parked)) {
+      ps.setInt(1, limit);
+      try (ResultSet rs = ps.executeQuery()) {
+        List<Parked> rows = new ArrayList<>();
+        while (rs.next()) {
+          rows.add(
+              new Parked(
+                  rs.getLong("id"),
+                  rs.getString("ref"),
+                  rs.getString("topic"),
+                  rs.getInt("attempts"),
+                  rs.getString("last_error"),
+                  sql.dialect.readInstant(rs, "created_at")));
+        }
+        return rows;
+      }
+    }
+  }
+
+  /** Makes the parked row with this ref due again (all parked rows if {@code ref} is null). */
+  public int replay(Connection c, Object ref) throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement(ref == null ? sql.replayAll : sql.replay)) {
+      if (ref != null) {
+        ps.setObject(1, ref);
+      }
+      return ps.executeUpdate();
+    }
+  }
+
+  /** Deletes the parked row with this ref. */
+  public int discard(Connection c, Object ref) throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement(sql.discard)) {
+      ps.setObject(1, ref);
+      return ps.executeUpdate();
+    }
+  }
+}

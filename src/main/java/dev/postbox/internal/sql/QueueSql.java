@@ -1,0 +1,265 @@
+package dev.postbox.internal.sql;
+
+import dev.postbox.Database;
+import dev.postbox.internal.dialect.Dialect;
+import dev.postbox.internal.jdbc.SqlText;
+import dev.postbox.internal.jdbc.Statements;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.List;
+
+/**
+ * The statements of one queue table in one database, filled in once from the database's home
+ * ({@link QueueSqlHome}), and the code that binds and runs each. Thread-safe; runs on the
+ * connection it is given, never commits unless a claim strategy says so.
+ */
+public final class QueueSql {
+  final Dialect dialect;
+  final Statements statements;
+  private final String table;
+  private final QueueSqlHome home;
+  final List<String> beginClaim;
+  final int window;
+  final String claim;
+  private final String claimAfterFinish;
+  private final String probe;
+  private final String candidates;
+  private final String probeCandidates;
+  private final String lockCandidates;
+  private final String lockProbeCandidates;
+  private final String lease;
+  private final String delete;
+  private final String done;
+  private final String fail;
+  private final String park;
+  private final String release;
+  private final String extend;
+  final String cleanup;
+  private final String vacuum;
+  final String countPending;
+  final String stats;
+  final String parked;
+  final String replay;
+  final String replayAll;
+  final String discard;
+
+  private QueueSql(Dialect dialect, QueueSqlHome home, QueueTable<?> t, int batchSize) {
+    this.dialect = dialect;
+    this.home = home;
+    this.table = t.name();
+    this.statements = new Statements(dialect.inProcess());
+    this.beginClaim = home.beginClaim();
+    this.window = 2 * batchSize;
+    this.claim = fill(home.claim(), t, batchSize);
+    this.claimAfterFinish = fill(home.claimAfterFinish(), t, batchSize);
+    this.probe = fill(home.probe(), t, batchSize);
+    this.candidates = fill(home.candidates(), t, batchSize);
+    this.probeCandidates = fill(home.probeCandidates(), t, batchSize);
+    this.lockCandidates = fill(home.lockCandidates(), t, batchSize);
+    this.lockProbeCandidates = fill(home.lockProbeCandidates(), t, batchSize);
+    this.lease = fill(home.lease(), t, batchSize);
+    this.delete = fill(home.delete(), t, batchSize);
+    this.done = fill(home.done(), t, batchSize);
+    this.fail = fill(home.fail(), t, batchSize);
+    this.park = fill(home.park(), t, batchSize);
+    this.release = fill(home.release(), t, batchSize);
+    this.extend = fill(home.extend(), t, batchSize);
+    this.cleanup = fill(home.cleanup(), t, batchSize);
+    this.vacuum = fill(home.vacuum(), t, batchSize);
+    this.countPending = fill(home.countPending(), t, batchSize);
+    this.stats = fill(home.stats(), t, batchSize);
+    this.parked = fill(home.parked(), t, batchSize);
+    this.replay = fill(home.replay(), t, batchSize);
+    this.replayAll = fill(home.replayAll(), t, batchSize);
+    this.discard = fill(home.discard(), t, batchSize);
+  }
+
+  /** The statements of {@code table} on {@code dialect}'s database, claims of {@code batchSize}. */
+  public static QueueSql of(Dialect dialect, QueueTable<?> table, int batchSize) {
+    return new QueueSql(dialect, home(dialect.database()), table, batchSize);
+  }
+
+  /** The bounded DELETE of old inbox rows of {@code table}. Params: -retention millis, limit. */
+  public static String inboxCleanup(Database database, String table) {
+    return home(database).inboxCleanup().replace("{table}", table);
+  }
+
+  private static QueueSqlHome home(Database database) {
+    return switch (database) {
+      case POSTGRESQL -> new PostgresQueueSql();
+      case MYSQL -> new MySqlQueueSql();
+      case H2 -> new H2QueueSql();
+      case SQLITE -> new SqliteQueueSql();
+    };
+  }
+
+  private static String fill(String template, QueueTable<?> t, int batchSize) {
+    if (template == null) {
+      return null;
+    }
+    return template
+        .replace("{table}", t.name())
+        .replace("{columns}", t.itemColumns())
+        .replace("{filter}", t.claimFilter())
+        .replace("{claimSet}", t.claimSet())
+        .replace("{doneSet}", t.doneSet())
+        .replace("{ref}", t.refColumn())
+        .replace("{topic}", t.topicColumn())
+        .replace("{limit}", Integer.toString(batchSize))
+        .replace("{window}", Integer.toString(2 * batchSize));
+  }
+
+  public Dialect dialect() {
+    return dialect;
+  }
+
+  public String table() {
+    return table;
+  }
+
+  /** This database's claim, for the instance {@code owner}, leasing for {@code lease}. */
+  public ClaimStrategy claims(String owner, Duration lease, boolean keepDone) {
+    long millis = lease.toMillis();
+    return switch (home.claiming()) {
+      case ONE_STATEMENT -> new OneStatementClaim(this, owner, millis, keepDone);
+      case WRITE_LOCKED_TRANSACTION -> new WriteLockedClaim(this, owner, millis, keepDone);
+      case LOCK_BY_ID -> new LockByIdClaim(this, owner, millis, keepDone);
+      case LOCK_BY_ID_PIPELINED -> new PipelinedClaim(this, owner, millis, keepDone);
+    };
+  }
+
+  // ---- statements filled per call: ids, exclusions, the finish inside a claim
+
+  private static String ids(String template, int n) {
+    return template.replace("{ids}", SqlText.marks(n));
+  }
+
+  private static String excluded(String template, int n) {
+    return template.replace(
+        "{excluded}", n == 0 ? "" : " AND id NOT IN (" + SqlText.marks(n) + ")");
+  }
+
+  String probe(int excluded) {
+    return excluded(probe, excluded);
+  }
+
+  String candidates(int excluded, boolean probe) {
+    return excluded(probe ? probeCandidates : candidates, excluded);
+  }
+
+  String lockCandidates(int n, boolean probe) {
+    return ids(probe ? lockProbeCandidates : lockCandidates, n);
+  }
+
+  String lease(int n) {
+    return ids(lease, n);
+  }
+
+  /** The finish of {@code n} rows: {@link QueueSqlHome#done} if they are kept, else delete. */
+  String finishSql(int n, boolean keepDone) {
+    return ids(keepDone ? done : delete, n);
+  }
+
+  String claimAfterFinish(int n, boolean keepDone) {
+    return claimAfterFinish.replace("{finish}", finishSql(n, keepDone));
+  }
+
+  /** Binds {@code ids} (if any) from parameter {@code p}; returns the next parameter's index. */
+  static int bindIds(PreparedStatement ps, int p, List<Long> ids) throws SQLException {
+    if (ids != null) {
+      for (long id : ids) {
+        ps.setLong(p++, id);
+      }
+    }
+    return p;
+  }
+
+  /** Binds a fence and its rows: leased_by, claims, the ids. Returns the next index. */
+  static int bindFence(PreparedStatement ps, int p, String owner, int claims, List<Long> ids)
+      throws SQLException {
+    ps.setString(p++, owner);
+    ps.setInt(p++, claims);
+    return bindIds(ps, p, ids);
+  }
+
+  // ---- outcomes, fenced by (leased_by, claims)
+
+  /** Finishes delivered rows ({@link QueueSqlHome#delete} or {@code done}); returns how many. */
+  public int finish(Connection c, String owner, int claims, List<Long> ids, boolean keepDone)
+      throws SQLException {
+    return statements.with(
+        c,
+        finishSql(ids.size(), keepDone),
+        ps -> {
+          bindFence(ps, 1, owner, claims, ids);
+          return ps.executeUpdate();
+        });
+  }
+
+  /**
+   * {@link QueueSqlHome#fail}: retry after {@code delayMillis}. False if the fence did not hold.
+   */
+  public boolean fail(
+      Connection c, long id, String owner, int claims, int attempts, long delayMillis, String error)
+      throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement(fail)) {
+      ps.setInt(1, attempts);
+      ps.setLong(2, delayMillis);
+      ps.setString(3, error);
+      ps.setLong(4, id);
+      ps.setString(5, owner);
+      ps.setInt(6, claims);
+      return ps.executeUpdate() == 1;
+    }
+  }
+
+  /** {@link QueueSqlHome#park}. False if the fence did not hold. */
+  public boolean park(Connection c, long id, String owner, int claims, int attempts, String error)
+      throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement(park)) {
+      ps.setInt(1, attempts);
+      ps.setString(2, error);
+      ps.setLong(3, id);
+      ps.setString(4, owner);
+      ps.setInt(5, claims);
+      return ps.executeUpdate() == 1;
+    }
+  }
+
+  /** {@link QueueSqlHome#release}: hands a row back. False if the fence did not hold. */
+  public boolean release(Connection c, long id, String owner, int claims) throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement(release)) {
+      ps.setLong(1, id);
+      ps.setString(2, owner);
+      ps.setInt(3, claims);
+      return ps.executeUpdate() == 1;
+    }
+  }
+
+  /** {@link QueueSqlHome#extend}: renews the leases of {@code ids} still held by {@code owner}. */
+  public void extend(Connection c, long leaseMillis, String owner, List<Long> ids)
+      throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement(ids(extend, ids.size()))) {
+      ps.setLong(1, leaseMillis);
+      ps.setString(2, owner);
+      bindIds(ps, 3, ids);
+      ps.executeUpdate();
+    }
+  }
+
+  /** {@link QueueSqlHome#cleanup}: deletes up to {@code limit} done rows older than retention. */
+  public int cleanup(Connection c, Duration retention, int limit) throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement(cleanup)) {
+      ps.setLong(1, -retention.toMillis());
+      ps.setInt(2, limit);
+      return ps.executeUpdate();
+    }
+  }
+
+  /** {@link QueueSqlHome#vacuum}, or null where the database needs none. */
+  public String vacuum() {
+    return vacuum;
+  }
+}

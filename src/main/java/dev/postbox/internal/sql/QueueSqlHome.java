@@ -1,0 +1,146 @@
+package dev.postbox.internal.sql;
+
+import java.util.List;
+
+/**
+ * The statements of one database, as templates. Placeholders, filled once per table by {@link
+ * QueueSql}: {@code {table}} the table's name; {@code {columns}} its own columns a claim returns;
+ * {@code {filter}} its extra claim condition ({@code " AND …"} or nothing); {@code {claimSet}} and
+ * {@code {doneSet}} its extra assignments when claimed and when finished ({@code ", …"} or
+ * nothing); {@code {ref}} and {@code {topic}} its row reference and topic columns; {@code {limit}}
+ * the batch size and {@code {window}} twice it, written in as digits. Filled per statement: {@code
+ * {ids}} as many {@code ?} as ids are bound, {@code {excluded}} nothing or {@code " AND id NOT IN
+ * (?, …)"}. Every other value is a bound parameter, named in order in each comment.
+ *
+ * <p>States: 0 pending, 1 done (kept for retention), 2 parked. Every change of a claimed row is
+ * fenced by {@code leased_by} and {@code claims}, which only grows.
+ */
+interface QueueSqlHome {
+
+  /** How this database claims: which {@link ClaimStrategy} runs the claim statements below. */
+  enum Claiming {
+    /** One {@code UPDATE … RETURNING}, the finish of delivered rows in the same statement. */
+    ONE_STATEMENT,
+    /** {@code BEGIN IMMEDIATE}, the finish, one {@code UPDATE … RETURNING}, {@code COMMIT}. */
+    WRITE_LOCKED_TRANSACTION,
+    /** An unlocked read of due ids, a locking read of those by primary key, an UPDATE by id. */
+    LOCK_BY_ID,
+    /** {@link #LOCK_BY_ID} sent as pipelined batches of text, values written in. */
+    LOCK_BY_ID_PIPELINED
+  }
+
+  Claiming claiming();
+
+  /** Claims up to {limit} due rows, oldest due first. Params: leased_by, lease millis. */
+  default String claim() {
+    return null;
+  }
+
+  /**
+   * {@link #claim} that first finishes delivered rows ({@code {finish}}: {@link #delete} or {@link
+   * #done}) in the same statement; every row returned has {@code finished$rows}, and a row with a
+   * NULL id only carries it. Params: leased_by, lease millis, then the finish's.
+   */
+  default String claimAfterFinish() {
+    return null;
+  }
+
+  /**
+   * An outage probe: claims up to {@code ?} due rows, newest first, but those {@code {excluded}}.
+   * Params: leased_by, lease millis, the excluded ids, the limit.
+   */
+  default String probe() {
+    return null;
+  }
+
+  /** Opens a claim's transaction on a connection in auto-commit mode; ended by COMMIT. */
+  default List<String> beginClaim() {
+    return List.of();
+  }
+
+  /**
+   * First step of a claim by id: the ids of up to {window} due rows, oldest due first, but those
+   * {@code {excluded}} (candidates other claimers held), read without locks. Params: the excluded.
+   */
+  default String candidates() {
+    return null;
+  }
+
+  /** {@link #candidates} for a probe: newest first. Params: the excluded ids, the limit. */
+  default String probeCandidates() {
+    return null;
+  }
+
+  /**
+   * Second step: locks up to {@code ?} of the candidates {@code {ids}} still due, skipping rows
+   * others hold, looked up by primary key so no other row is locked. Params: the ids, the limit.
+   */
+  default String lockCandidates() {
+    return null;
+  }
+
+  /** {@link #lockCandidates} for a probe: newest first. Params: the ids, the limit. */
+  default String lockProbeCandidates() {
+    return null;
+  }
+
+  /** Third step: leases the locked rows {@code {ids}}. Params: leased_by, lease millis, the ids. */
+  default String lease() {
+    return null;
+  }
+
+  /** Success, deleting the rows {@code {ids}}. Params: leased_by, claims, the ids. */
+  String delete();
+
+  /** Success, keeping the rows {@code {ids}} as done. Params: leased_by, claims, the ids. */
+  String done();
+
+  /**
+   * Failure: retry after a delay. Params: attempts, delay millis, last_error, id, leased_by,
+   * claims.
+   */
+  String fail();
+
+  /** Failure for good: park. Params: attempts, last_error, id, leased_by, claims. */
+  String park();
+
+  /**
+   * Hand back a row not started: due at once, attempt not counted. Params: id, leased_by, claims.
+   */
+  String release();
+
+  /** Extends the leases of rows still held. Params: lease millis, leased_by, the ids. */
+  String extend();
+
+  /** Deletes up to {@code ?} done rows past retention. Params: -retention millis, the limit. */
+  String cleanup();
+
+  /** Removes dead rows and index entries; null where the database needs no such statement. */
+  default String vacuum() {
+    return null;
+  }
+
+  /** Rows not finished and not parked. No params. */
+  String countPending();
+
+  /** Pending, due, leased, parked counts, the oldest pending row's time and now. No params. */
+  String stats();
+
+  /** Up to {@code ?} parked rows, oldest first. Params: the limit. */
+  String parked();
+
+  /** Makes the parked row with {@code {ref} = ?} due again, attempts reset. Params: the ref. */
+  String replay();
+
+  /** Makes every parked row due again, attempts reset. No params. */
+  String replayAll();
+
+  /** Deletes the parked row with {@code {ref} = ?}. Params: the ref. */
+  String discard();
+
+  /**
+   * Deletes up to {@code ?} inbox rows older than the retention (on an inbox table: {@code {table}}
+   * only). Params: -retention millis, the limit.
+   */
+  String inboxCleanup();
+}

@@ -1,0 +1,178 @@
+package dev.postbox.internal.sql;
+
+import java.util.List;
+
+/**
+ * Every statement Postbox runs on a queue table in SQLite (placeholders: {@link QueueSqlHome}).
+ * Times are INTEGER milliseconds since the epoch from SQLite's own clock, written {@code {now}}
+ * below. One writer per file: a claim takes the write lock up front with {@code BEGIN IMMEDIATE} (a
+ * deferred transaction that upgrades gets SQLITE_BUSY without waiting for the busy timeout).
+ */
+final class SqliteQueueSql implements QueueSqlHome {
+  // to the nearest millisecond: + 0.5 and a truncating CAST is what ROUND(x) computes for x > 0,
+  // without the function call that made preparing an add's INSERT (done on every add) ~7% slower
+  static final String NOW = "CAST((julianday('now') - 2440587.5) * 86400000.0 + 0.5 AS INTEGER)";
+
+  private static String sql(String template) {
+    return template.replace("{now}", NOW);
+  }
+
+  @Override
+  public Claiming claiming() {
+    return Claiming.WRITE_LOCKED_TRANSACTION;
+  }
+
+  @Override
+  public List<String> beginClaim() {
+    return List.of("BEGIN IMMEDIATE");
+  }
+
+  /** Params: leased_by, lease millis. */
+  @Override
+  public String claim() {
+    return sql(
+        """
+        UPDATE {table}
+        SET leased_by = ?, attempts = attempts + 1, claims = claims + 1{claimSet},
+          available_at = ({now} + ?)
+        WHERE id IN (
+          SELECT id FROM {table} WHERE state = 0 AND available_at <= {now}{filter}
+          ORDER BY available_at, id LIMIT {limit})
+        RETURNING id, attempts, claims, created_at, {columns}""");
+  }
+
+  /** Params: leased_by, lease millis, the excluded ids, the limit. */
+  @Override
+  public String probe() {
+    return sql(
+        """
+        UPDATE {table}
+        SET leased_by = ?, attempts = attempts + 1, claims = claims + 1{claimSet},
+          available_at = ({now} + ?)
+        WHERE id IN (
+          SELECT id FROM {table} WHERE state = 0 AND available_at <= {now}{filter}{excluded}
+          ORDER BY id DESC LIMIT ?)
+        RETURNING id, attempts, claims, created_at, {columns}""");
+  }
+
+  /** Params: leased_by, claims, the ids. */
+  @Override
+  public String delete() {
+    return """
+        DELETE FROM {table} WHERE leased_by = ? AND claims = ? AND id IN ({ids})""";
+  }
+
+  /** Params: leased_by, claims, the ids. */
+  @Override
+  public String done() {
+    return sql(
+        """
+        UPDATE {table} SET state = 1, available_at = {now}, leased_by = NULL{doneSet}
+        WHERE leased_by = ? AND claims = ? AND id IN ({ids})""");
+  }
+
+  /** Params: attempts, delay millis, last_error, id, leased_by, claims. */
+  @Override
+  public String fail() {
+    return sql(
+        """
+        UPDATE {table} SET attempts = ?, available_at = ({now} + ?), leased_by = NULL, last_error = ?
+        WHERE id = ? AND leased_by = ? AND claims = ?""");
+  }
+
+  /** Params: attempts, last_error, id, leased_by, claims. */
+  @Override
+  public String park() {
+    return sql(
+        """
+        UPDATE {table}
+        SET state = 2, attempts = ?, available_at = {now}, leased_by = NULL, last_error = ?
+        WHERE id = ? AND leased_by = ? AND claims = ?""");
+  }
+
+  /** Params: id, leased_by, claims. */
+  @Override
+  public String release() {
+    return sql(
+        """
+        UPDATE {table} SET attempts = attempts - 1, available_at = {now}, leased_by = NULL
+        WHERE id = ? AND leased_by = ? AND claims = ?""");
+  }
+
+  /** Params: lease millis, leased_by, the ids. */
+  @Override
+  public String extend() {
+    return sql(
+        """
+        UPDATE {table} SET available_at = ({now} + ?)
+        WHERE state = 0 AND leased_by = ? AND id IN ({ids})""");
+  }
+
+  /** Params: -retention millis, the limit. */
+  @Override
+  public String cleanup() {
+    return sql(
+        """
+        DELETE FROM {table} WHERE id IN (
+          SELECT id FROM {table} WHERE state = 1 AND available_at < ({now} + ?) LIMIT ?)""");
+  }
+
+  @Override
+  public String countPending() {
+    return "SELECT COUNT(*) FROM {table} WHERE state = 0";
+  }
+
+  @Override
+  public String stats() {
+    return sql(
+        """
+        SELECT
+          (SELECT COUNT(*) FROM {table} WHERE state = 0) AS pending,
+          (SELECT COUNT(*) FROM {table} WHERE state = 0 AND available_at <= {now}) AS due,
+          (SELECT COUNT(*) FROM {table}
+           WHERE state = 0 AND available_at > {now} AND leased_by IS NOT NULL) AS leased,
+          (SELECT COUNT(*) FROM {table} WHERE state = 2) AS parked,
+          (SELECT MIN(created_at) FROM {table} WHERE state = 0) AS oldest,
+          {now} AS db_now""");
+  }
+
+  /** Params: the limit. */
+  @Override
+  public String parked() {
+    return """
+        SELECT id, {ref} AS ref, {topic} AS topic, attempts, last_error, created_at
+        FROM {table} WHERE state = 2 ORDER BY id LIMIT ?""";
+  }
+
+  /** Params: the ref. */
+  @Override
+  public String replay() {
+    return sql(
+        """
+        UPDATE {table} SET state = 0, attempts = 0, available_at = {now}, leased_by = NULL
+        WHERE state = 2 AND {ref} = ?""");
+  }
+
+  @Override
+  public String replayAll() {
+    return sql(
+        """
+        UPDATE {table} SET state = 0, attempts = 0, available_at = {now}, leased_by = NULL
+        WHERE state = 2""");
+  }
+
+  /** Params: the ref. */
+  @Override
+  public String discard() {
+    return "DELETE FROM {table} WHERE state = 2 AND {ref} = ?";
+  }
+
+  /** Params: -retention millis, the limit. */
+  @Override
+  public String inboxCleanup() {
+    return sql(
+        """
+        DELETE FROM {table} WHERE (consumer, event_id) IN (
+          SELECT consumer, event_id FROM {table} WHERE created_at < ({now} + ?) LIMIT ?)""");
+  }
+}
