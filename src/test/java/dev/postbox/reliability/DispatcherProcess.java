@@ -257,11 +257,12 @@ public final class DispatcherProcess {
 
   private void record(String instance, String eventId, int attempt, boolean outbox, boolean ok)
       throws SQLException {
+    // a job being run holds its key (the event id here) in running_key, where the claim moved it
     String lookup =
         "SELECT leased_by, attempts, available_at, "
             + dialect.now()
             + " AS now_value FROM "
-            + (outbox ? "postbox_outbox WHERE event_id = ?" : "postbox_jobs WHERE dedupe_key = ?");
+            + (outbox ? "postbox_outbox WHERE event_id = ?" : "postbox_jobs WHERE running_key = ?");
     try (Connection c = ds.getConnection()) {
       boolean leaseOk = false;
       int rowAttempt = attempt;

@@ -82,9 +82,10 @@ final class Harness implements AutoCloseable {
             child.instance)) {
       held.add((String) row[0]);
     }
+    // a claimed job's key (its event id here) is in running_key: the claim moved it there
     for (Object[] row :
         db.rows(
-            "SELECT dedupe_key FROM postbox_jobs WHERE leased_by = ? AND state = 0",
+            "SELECT running_key FROM postbox_jobs WHERE leased_by = ? AND state = 0",
             child.instance)) {
       held.add((String) row[0]);
     }

@@ -906,7 +906,7 @@ final class Scenarios {
   private String awaitLeasedBy(String id, String instance, Duration timeout) {
     long deadline = System.nanoTime() + timeout.toNanos();
     while (System.nanoTime() < deadline) {
-      Object owner = db.value("SELECT leased_by FROM postbox_jobs WHERE dedupe_key = ?", id);
+      Object owner = db.value("SELECT leased_by FROM postbox_jobs WHERE running_key = ?", id);
       if (owner != null && (instance == null || instance.equals(owner))) {
         return (String) owner;
       }
