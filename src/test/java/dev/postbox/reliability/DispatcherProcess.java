@@ -257,6 +257,7 @@ public final class DispatcherProcess {
 
   private void record(String instance, String eventId, int attempt, boolean outbox, boolean ok)
       throws SQLException {
+    // a job being run holds its key (the event id here) in running_key, where the claim moved it
     String lookup =
         "SELECT leased_by, attempts, available_at, "
             + dialect.now()

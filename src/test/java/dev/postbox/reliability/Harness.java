@@ -82,6 +82,7 @@ final class Harness implements AutoCloseable {
             child.instance)) {
       held.add((String) row[0]);
     }
+    // a claimed job's key (its event id here) is in running_key: the claim moved it there
     for (Object[] row :
         db.rows(
             // a started job keeps its dedupe key in running_key

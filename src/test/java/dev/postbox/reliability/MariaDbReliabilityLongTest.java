@@ -4,7 +4,7 @@ import org.junit.jupiter.api.Tag;
 
 /** The long reliability scenarios on MariaDB: {@code mvn -B verify -Plong}. */
 @Tag("long")
-class MariaDbReliabilityLongTest extends ServerReliabilityTest {
+class MariaDbReliabilityLongTest extends ServerReliabilityContractTest {
   @Override
   String database() {
     return "mariadb";

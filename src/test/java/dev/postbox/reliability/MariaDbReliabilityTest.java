@@ -1,7 +1,7 @@
 package dev.postbox.reliability;
 
 /** The short reliability scenarios on MariaDB; part of {@code mvn verify}. */
-class MariaDbReliabilityTest extends ServerReliabilityTest {
+class MariaDbReliabilityTest extends ServerReliabilityContractTest {
   @Override
   String database() {
     return "mariadb";

@@ -4,7 +4,7 @@ import org.junit.jupiter.api.Tag;
 
 /** The long reliability scenarios on PostgreSQL: {@code mvn -B verify -Plong}. */
 @Tag("long")
-class PostgresReliabilityLongTest extends ServerReliabilityTest {
+class PostgresReliabilityLongTest extends ServerReliabilityContractTest {
   @Override
   String database() {
     return "postgresql";

@@ -1,7 +1,7 @@
 package dev.postbox.reliability;
 
 /** The short reliability scenarios on PostgreSQL; part of {@code mvn verify}. */
-class PostgresReliabilityTest extends ServerReliabilityTest {
+class PostgresReliabilityTest extends ServerReliabilityContractTest {
   @Override
   String database() {
     return "postgresql";

@@ -1,15 +1,9 @@
 package dev.postbox.reliability;
 
-import com.zaxxer.hikari.HikariConfig;
-import com.zaxxer.hikari.HikariDataSource;
 import dev.postbox.Database;
 import dev.postbox.internal.dialect.Dialect;
 import dev.postbox.internal.dialect.Dialects;
 import dev.postbox.testing.TestDatabase;
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -21,157 +15,81 @@ import java.util.List;
 import javax.sql.DataSource;
 
 /**
- * One database of the reliability suite, as the test JVM and the dispatcher processes see it: where
- * it is (the same environment variables as {@code TestDatabase}, passed on to every child), a small
- * pool for the producers and the checker, the shipped schema plus the ledger tables.
+ * One database of the reliability suite, as the test JVM and the dispatcher processes see it: a
+ * {@link TestDatabase} (where it is, its pool, the shipped schema) plus what only this suite needs:
+ * the ledger tables, the arguments that pass the connection settings on to every child, and the
+ * checker's queries, retried across a server restart.
  *
  * <p>Ledger tables: {@code rel_ledger} holds one row per committed producer transaction (written in
  * that transaction), {@code rel_deliveries} one row per delivery attempt a dispatcher process made
  * (no dedupe; {@code ok = 0} for an attempt the transport failed).
  */
 final class RelDb implements AutoCloseable {
-  private static final List<String> POSTBOX_TABLES =
-      List.of("postbox_outbox", "postbox_jobs", "postbox_inbox");
   private static final List<String> REL_TABLES = List.of("rel_ledger", "rel_deliveries");
+  // small and fixed, so the server's connection count of this JVM is stable (scenario 3 counts)
+  private static final int SERVER_POOL = 8;
+  private static final int SQLITE_POOL = 4;
 
   final Database database;
   final String label;
-  final String url;
-  final String user;
-  final String password;
   final Dialect dialect;
-  private final HikariDataSource pool;
-  private final Path sqliteFile;
+  private final TestDatabase test;
 
-  private RelDb(
-      Database database, String label, String url, String user, String password, Path file) {
-    this.database = database;
+  private RelDb(String label, TestDatabase test) {
+    this.database = test.database();
     this.label = label;
-    this.url = url;
-    this.user = user;
-    this.password = password;
     this.dialect = Dialects.of(database);
-    this.sqliteFile = file;
-    HikariConfig config = new HikariConfig();
-    config.setJdbcUrl(url);
-    config.setUsername(user);
-    config.setPassword(password);
-    config.setPoolName("rel-test-" + label);
-    // small and fixed, so the server's connection count of this JVM is stable (scenario 3 counts)
-    config.setMaximumPoolSize(database == Database.SQLITE ? 4 : 8);
-    config.setMinimumIdle(database == Database.SQLITE ? 1 : 8);
-    config.setConnectionTimeout(30_000);
-    config.setInitializationFailTimeout(-1);
-    if (database == Database.POSTGRESQL) {
-      config.addDataSourceProperty("ApplicationName", "rel-test");
-    }
-    this.pool = new HikariDataSource(config);
-    try (Connection c = pool.getConnection()) {
-      c.isValid(5);
-    } catch (SQLException e) {
-      pool.close();
-      throw new IllegalStateException(
-          label + " at " + url + " is unreachable — start the local server (see .ci/run)", e);
-    }
+    this.test = test;
   }
 
-  static RelDb postgres() {
-    return new RelDb(
-        Database.POSTGRESQL,
-        "postgresql",
-        env("POSTBOX_POSTGRES_URL", "jdbc:postgresql://127.0.0.1:5432/test"),
-        env("POSTBOX_POSTGRES_USER", "postgres"),
-        env("POSTBOX_POSTGRES_PASSWORD", ""),
-        null);
-  }
-
-  static RelDb mariadb() {
-    return new RelDb(
-        Database.MYSQL,
-        "mariadb",
-        env("POSTBOX_MARIADB_URL", "jdbc:mariadb://127.0.0.1:3306/test"),
-        env("POSTBOX_MARIADB_USER", "root"),
-        env("POSTBOX_MARIADB_PASSWORD", ""),
-        null);
-  }
-
-  static RelDb sqlite() {
-    try {
-      Path file = Files.createTempFile("postbox-rel-", ".db");
-      return new RelDb(
-          Database.SQLITE,
-          "sqlite",
-          "jdbc:sqlite:" + file + "?journal_mode=WAL&busy_timeout=30000",
-          "",
-          "",
-          file);
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
-  }
-
+  /** {@code postgresql}, {@code mariadb} or {@code sqlite}, the names the children are given. */
   static RelDb open(String label) {
-    return switch (label) {
-      case "postgresql" -> postgres();
-      case "mariadb" -> mariadb();
-      case "sqlite" -> sqlite();
-      default -> throw new IllegalArgumentException(label);
-    };
-  }
-
-  private static String env(String name, String fallback) {
-    String value = System.getenv(name);
-    return value == null || value.isBlank() ? fallback : value;
+    return new RelDb(
+        label,
+        switch (label) {
+          case "postgresql" -> TestDatabase.postgres(SERVER_POOL);
+          case "mariadb" -> TestDatabase.mariadb(SERVER_POOL);
+          case "sqlite" -> TestDatabase.sqlite(SQLITE_POOL);
+          default -> throw new IllegalArgumentException(label);
+        });
   }
 
   DataSource ds() {
-    return pool;
+    return test.dataSource();
+  }
+
+  String url() {
+    return test.url();
   }
 
   /** Connections this JVM's pool holds open now. */
   int poolConnections() {
-    return pool.getHikariPoolMXBean() == null
-        ? 0
-        : pool.getHikariPoolMXBean().getTotalConnections();
+    return test.poolConnections();
   }
 
   /** The arguments that tell a dispatcher process where this database is. */
   List<String> childArgs() {
-    return List.of("--db=" + label, "--url=" + url, "--user=" + user, "--password=" + password);
+    return List.of(
+        "--db=" + label,
+        "--url=" + test.url(),
+        "--user=" + test.user(),
+        "--password=" + test.password());
   }
 
   /** Drops and recreates the Postbox tables (the shipped schema file) and the ledger tables. */
   void reset() {
-    try (Connection c = pool.getConnection();
+    test.resetSchema();
+    try (Connection c = test.dataSource().getConnection();
         Statement s = c.createStatement()) {
-      for (String table : POSTBOX_TABLES) {
-        s.execute("DROP TABLE IF EXISTS " + table);
-      }
       for (String table : REL_TABLES) {
         s.execute("DROP TABLE IF EXISTS " + table);
-      }
-      for (String statement : TestDatabase.statements(Files.readString(schemaFile()))) {
-        s.execute(statement);
       }
       for (String statement : relSchema()) {
         s.execute(statement);
       }
     } catch (SQLException e) {
-      throw new IllegalStateException("resetting the schema of " + label, e);
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
+      throw new IllegalStateException("resetting the ledger tables of " + label, e);
     }
-  }
-
-  private Path schemaFile() {
-    String dir =
-        switch (database) {
-          case POSTGRESQL -> "postgresql";
-          case MYSQL -> "mysql";
-          case H2 -> "h2";
-          case SQLITE -> "sqlite";
-        };
-    return Path.of("sql", dir, "schema.sql");
   }
 
   private List<String> relSchema() {
@@ -230,7 +148,7 @@ final class RelDb implements AutoCloseable {
   }
 
   private List<Object[]> rowsOnce(String sql, Object... params) {
-    try (Connection c = pool.getConnection();
+    try (Connection c = ds().getConnection();
         PreparedStatement ps = c.prepareStatement(sql)) {
       bind(ps, params);
       try (ResultSet rs = ps.executeQuery()) {
@@ -256,7 +174,7 @@ final class RelDb implements AutoCloseable {
   }
 
   private List<Instant> instantsOnce(String sql, Object... params) {
-    try (Connection c = pool.getConnection();
+    try (Connection c = ds().getConnection();
         PreparedStatement ps = c.prepareStatement(sql)) {
       bind(ps, params);
       try (ResultSet rs = ps.executeQuery()) {
@@ -312,7 +230,7 @@ final class RelDb implements AutoCloseable {
   }
 
   private int updateOnce(String sql, Object... params) {
-    try (Connection c = pool.getConnection();
+    try (Connection c = ds().getConnection();
         PreparedStatement ps = c.prepareStatement(sql)) {
       bind(ps, params);
       return ps.executeUpdate();
@@ -344,15 +262,6 @@ final class RelDb implements AutoCloseable {
 
   @Override
   public void close() {
-    pool.close();
-    if (sqliteFile != null) {
-      for (String suffix : List.of("", "-wal", "-shm")) {
-        try {
-          Files.deleteIfExists(Path.of(sqliteFile + suffix));
-        } catch (IOException ignored) {
-          // a temp file left behind is harmless
-        }
-      }
-    }
+    test.close();
   }
 }

@@ -692,8 +692,8 @@ final class Scenarios {
       assertEquals(jobs.poisoned.get(), parkedJobs, "poison jobs parked: " + line);
       assertEquals(maxAttempts, worstJobCalls, "calls of a poison job: " + line);
       // the outbox: never more than maxAttempts counted attempts, parked ones exactly; calls beyond
-      // them would be outage probes (ServerReliabilityTest asserts there are none while traffic
-      // flows, and that healthy messages never wait behind poison)
+      // them would be outage probes (ServerReliabilityContractTest asserts there are none while
+      // traffic flows, ReliabilityContractTest that healthy messages never wait behind poison)
       assertEquals(0, overCounted, "a poison row counted past maxAttempts: " + line);
       assertTrue(
           line.number("parked") <= poisonCount && exact >= line.number("parked"),
@@ -799,15 +799,16 @@ final class Scenarios {
   // --- 9. long job --------------------------------------------------------------------------
 
   /**
-   * Jobs running for several leases keep their rows by renewal and run once; then a process is
-   * frozen (SIGSTOP) past its lease, another takes the job over, and the frozen one's completion,
-   * once it thaws, is rejected.
+   * Jobs running for several leases keep their rows by renewal and run once; then, where two
+   * processes run (not on SQLite), a process is frozen (SIGSTOP) past its lease, another takes the
+   * job over, and the frozen one's completion, once it thaws, is rejected.
    */
-  Reporting.Line longJob(boolean staleCompletion) {
+  Reporting.Line longJob() {
+    boolean staleCompletion = !sqlite;
     try (Harness h = harness("long-job")) {
       Map<String, String> o =
           options("mode", "jobs", "lease-ms", "2000", "concurrency", "4", "pool", "10");
-      List<Child> cs = startAll(h, staleCompletion ? 2 : processes(2), o);
+      List<Child> cs = startAll(h, processes(2), o);
       int jobs = p.pick(4, 12);
       long runMillis = p.pick(7000L, 20_000L); // 3.5 and 10 leases
       for (int i = 0; i < jobs; i++) {

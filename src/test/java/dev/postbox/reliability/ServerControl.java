@@ -92,9 +92,9 @@ final class ServerControl {
   }
 
   private static void requireLocal(RelDb db) {
-    if (!db.url.contains("//127.0.0.1:") && !db.url.contains("//localhost:")) {
+    if (!db.url().contains("//127.0.0.1:") && !db.url().contains("//localhost:")) {
       throw new IllegalStateException(
-          "the database restart scenario needs the local server of .ci/run, not " + db.url);
+          "the database restart scenario needs the local server of .ci/run, not " + db.url());
     }
     if (!"root".equals(System.getProperty("user.name"))) {
       throw new IllegalStateException(

@@ -16,59 +16,89 @@ import java.util.UUID;
 import javax.sql.DataSource;
 
 /**
- * One database the contract suites run on: a pooled DataSource and the shipped schema file. Server
+ * One database the contract suites run on: a fixed-size pool and the shipped schema file. Server
  * URLs come from environment variables (POSTBOX_POSTGRES_URL, POSTBOX_MARIADB_URL) with the local
- * servers as defaults. An unreachable server fails the test: never skipped.
+ * servers as defaults; {@link #url()}, {@link #user()} and {@link #password()} tell another process
+ * where the database is. An unreachable server fails the test: never skipped.
  */
 public final class TestDatabase implements AutoCloseable {
   public static final List<String> TABLES =
       List.of("postbox_outbox", "postbox_jobs", "postbox_inbox");
 
+  private static final int SERVER_POOL = 32;
+  private static final int SQLITE_POOL = 8;
+
   private final Database database;
+  private final String url;
+  private final String user;
+  private final String password;
   private final HikariDataSource dataSource;
   private final Path sqliteFile;
 
-  private TestDatabase(Database database, HikariDataSource dataSource, Path sqliteFile) {
+  private TestDatabase(
+      Database database, String url, String user, String password, int poolSize, Path sqliteFile) {
     this.database = database;
-    this.dataSource = dataSource;
+    this.url = url;
+    this.user = user;
+    this.password = password;
+    this.dataSource = pool(url, user, password, poolSize);
     this.sqliteFile = sqliteFile;
   }
 
   public static TestDatabase postgres() {
+    return postgres(SERVER_POOL);
+  }
+
+  /** PostgreSQL with a pool of exactly {@code poolSize} connections. */
+  public static TestDatabase postgres(int poolSize) {
     return server(
         Database.POSTGRESQL,
         System.getenv("POSTBOX_POSTGRES_URL"),
         "jdbc:postgresql://127.0.0.1:5432/test",
         env("POSTBOX_POSTGRES_USER", "postgres"),
-        env("POSTBOX_POSTGRES_PASSWORD", ""));
+        env("POSTBOX_POSTGRES_PASSWORD", ""),
+        poolSize);
   }
 
   public static TestDatabase mariadb() {
+    return mariadb(SERVER_POOL);
+  }
+
+  /** MariaDB with a pool of exactly {@code poolSize} connections. */
+  public static TestDatabase mariadb(int poolSize) {
     return server(
         Database.MYSQL,
         System.getenv("POSTBOX_MARIADB_URL"),
         "jdbc:mariadb://127.0.0.1:3306/test",
         env("POSTBOX_MARIADB_USER", "root"),
-        env("POSTBOX_MARIADB_PASSWORD", ""));
+        env("POSTBOX_MARIADB_PASSWORD", ""),
+        poolSize);
   }
 
   public static TestDatabase h2() {
     return new TestDatabase(
         Database.H2,
-        pool(
-            "jdbc:h2:mem:postbox-" + UUID.randomUUID() + ";DB_CLOSE_DELAY=-1;LOCK_TIMEOUT=10000",
-            "sa",
-            "",
-            32),
+        "jdbc:h2:mem:postbox-" + UUID.randomUUID() + ";DB_CLOSE_DELAY=-1;LOCK_TIMEOUT=10000",
+        "sa",
+        "",
+        SERVER_POOL,
         null);
   }
 
   public static TestDatabase sqlite() {
+    return sqlite(SQLITE_POOL);
+  }
+
+  /** A new SQLite file in WAL mode, deleted on close, with a pool of {@code poolSize}. */
+  public static TestDatabase sqlite(int poolSize) {
     try {
       Path file = Files.createTempFile("postbox-test-", ".db");
       return new TestDatabase(
           Database.SQLITE,
-          pool("jdbc:sqlite:" + file + "?journal_mode=WAL&busy_timeout=30000", "", "", 8),
+          "jdbc:sqlite:" + file + "?journal_mode=WAL&busy_timeout=30000",
+          "",
+          "",
+          poolSize,
           file);
     } catch (IOException e) {
       throw new UncheckedIOException(e);
@@ -80,27 +110,28 @@ public final class TestDatabase implements AutoCloseable {
    * and where a Docker engine runs, a Testcontainers server. In CI an unreachable server fails.
    */
   private static TestDatabase server(
-      Database database, String url, String localUrl, String user, String password) {
+      Database database, String url, String localUrl, String user, String password, int poolSize) {
     if (url != null && !url.isBlank()) {
-      return connect(database, url, user, password);
+      return connect(database, url, user, password, poolSize);
     }
     try {
-      return connect(database, localUrl, user, password);
+      return connect(database, localUrl, user, password, poolSize);
     } catch (IllegalStateException unreachable) {
       if ("true".equalsIgnoreCase(System.getenv("CI")) || !Containers.dockerAvailable()) {
         throw unreachable;
       }
       Containers.Server server = Containers.start(database);
-      return connect(database, server.url(), server.user(), server.password());
+      return connect(database, server.url(), server.user(), server.password(), poolSize);
     }
   }
 
-  private static TestDatabase connect(Database database, String url, String user, String password) {
-    HikariDataSource ds = pool(url, user, password, 32);
-    try (Connection c = ds.getConnection()) {
+  private static TestDatabase connect(
+      Database database, String url, String user, String password, int poolSize) {
+    TestDatabase db = new TestDatabase(database, url, user, password, poolSize, null);
+    try (Connection c = db.dataSource.getConnection()) {
       c.isValid(5);
     } catch (SQLException e) {
-      ds.close();
+      db.close();
       throw new IllegalStateException(
           database
               + " at "
@@ -110,7 +141,7 @@ public final class TestDatabase implements AutoCloseable {
               + e.getMessage(),
           e);
     }
-    return new TestDatabase(database, ds, null);
+    return db;
   }
 
   private static HikariDataSource pool(String url, String user, String password, int size) {
@@ -135,6 +166,26 @@ public final class TestDatabase implements AutoCloseable {
 
   public DataSource dataSource() {
     return dataSource;
+  }
+
+  /** The JDBC URL, for a process of its own to connect to the same database. */
+  public String url() {
+    return url;
+  }
+
+  public String user() {
+    return user;
+  }
+
+  public String password() {
+    return password;
+  }
+
+  /** Connections the pool holds open now. */
+  public int poolConnections() {
+    return dataSource.getHikariPoolMXBean() == null
+        ? 0
+        : dataSource.getHikariPoolMXBean().getTotalConnections();
   }
 
   /** The shipped schema file for this database. */

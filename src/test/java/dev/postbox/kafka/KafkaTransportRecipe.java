@@ -1,4 +1,4 @@
-package dev.postbox.rabbitmq;
+package dev.postbox.kafka;
 
 import dev.postbox.Envelope;
 import dev.postbox.RejectedMessageException;
@@ -18,8 +18,9 @@ import org.apache.kafka.common.serialization.StringSerializer;
 
 /**
  * The README's Kafka recipe: a {@link Transport} on one idempotent {@link KafkaProducer} (which is
- * thread-safe), {@code acks=all}, the key as the Kafka key (per-key order within a partition), the
- * event id and headers as record headers. A send returns once the record is acknowledged by all
+ * thread-safe), {@code acks=all}, the key as the Kafka key (it picks the partition; Postbox does
+ * not keep per-key order yet: concurrent sends and retries can reorder the messages of one key),
+ * the event id and headers as record headers. A send returns once the record is acknowledged by all
  * in-sync replicas. Compiled by the build, not run: no Kafka server runs here.
  */
 public final class KafkaTransportRecipe implements Transport, AutoCloseable {

@@ -1,4 +1,4 @@
-package dev.postbox.rabbitmq;
+package dev.postbox.kafka;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 

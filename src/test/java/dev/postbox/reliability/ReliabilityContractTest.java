@@ -8,16 +8,17 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 
 /**
- * The reliability scenarios on a database server, each with dispatchers in separate JVMs: a
- * subclass names the database and the size (short in CI, long with {@code -Plong}). Every scenario
- * prints one line of figures; see docs/reliability.md.
+ * The reliability scenarios every database runs, each with dispatchers in separate JVMs: a subclass
+ * names the database and the size (short in CI, long with {@code -Plong}). Scenarios that need a
+ * server or several dispatcher processes are in {@link ServerReliabilityContractTest}. Every
+ * scenario prints one line of figures; see docs/reliability.md.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
-abstract class ServerReliabilityTest {
+abstract class ReliabilityContractTest {
   private RelDb db;
-  private Scenarios scenarios;
+  Scenarios scenarios;
 
-  /** {@code postgresql} or {@code mariadb}. */
+  /** {@code postgresql}, {@code mariadb} or {@code sqlite}. */
   abstract String database();
 
   abstract Profile profile();
@@ -46,46 +47,13 @@ abstract class ServerReliabilityTest {
   }
 
   @Test
-  void dispatchersRecoverByThemselvesFromADatabaseCrash() {
-    scenarios.databaseRestart();
-  }
-
-  @Test
   void transportOutageParksNothingAndIdles() {
     scenarios.transportOutage();
   }
 
   @Test
-  void skewedApplicationClocksChangeNothing() {
-    scenarios.clockSkew();
-  }
-
-  @Test
-  void twelveClaimersWithBatchOneNeverShareARow() {
-    scenarios.contention(1);
-  }
-
-  @Test
-  void twelveClaimersWithBatchHundredNeverShareARow() {
-    scenarios.contention(100);
-  }
-
-  @Test
-  void transactionsCommittingOutOfOrderAreNotSkipped() {
-    scenarios.outOfOrder();
-  }
-
-  @Test
   void poisonIsParkedAfterExactlyMaxAttempts() {
     scenarios.poison(false);
-  }
-
-  @Test
-  void poisonIsCalledAtMostMaxAttemptsTimes() {
-    Reporting.Line line = scenarios.poison(true);
-    assertTrue(
-        line.number("most_calls_of_one_poison") <= line.number("max_attempts"),
-        "transport calls of one poison row: " + line);
   }
 
   @Test
@@ -95,8 +63,12 @@ abstract class ServerReliabilityTest {
     assertTrue(line.number("worst_healthy_latency_ms") < 5000, line.toString());
   }
 
+  /**
+   * Where two dispatcher processes run (not on SQLite, a single node), also: a frozen process's
+   * stale completion is rejected.
+   */
   @Test
-  void longJobKeepsItsLeaseAndAStaleCompletionIsRejected() {
-    scenarios.longJob(true);
+  void longJobKeepsItsLease() {
+    scenarios.longJob();
   }
 }
