@@ -1,6 +1,6 @@
 -- Postbox schema for MySQL 8.0.1+ and MariaDB 10.6+ (InnoDB). Copy into your migrations; Postbox
 -- never runs DDL itself. Times are DATETIME(6) in UTC, always written from UTC_TIMESTAMP(6).
--- Schema version 2 (upgrades: UPGRADING.md).
+-- Schema version 3 (upgrades: UPGRADING.md).
 --
 -- Common columns of the Postbox tables:
 --   state         0 = pending, 1 = done (kept for retention), 2 = parked (out of attempts)
@@ -29,7 +29,17 @@ CREATE TABLE postbox_outbox (
     PRIMARY KEY (id),
     UNIQUE KEY postbox_outbox_event_id (event_id),
     -- InnoDB locks every row it scans: the claim's WHERE and ORDER BY are served by this index alone
-    KEY postbox_outbox_claim (state, available_at, id)
+    KEY postbox_outbox_claim (state, available_at, id),
+    -- serves delivery in key order: the claim's check that a keyed row is the oldest pending one
+    -- of its key, and the run of the key's next rows a claim takes with it
+    KEY postbox_outbox_key (msg_key, state, id)
+) ENGINE = InnoDB DEFAULT CHARSET = utf8mb4 COLLATE = utf8mb4_bin;
+
+-- one row per key of the outbox, locked by each add of the key until its transaction ends, so the
+-- key's messages get their ids in commit order (adds of the same key wait for each other)
+CREATE TABLE postbox_outbox_keys (
+    msg_key VARCHAR(255) NOT NULL,
+    PRIMARY KEY (msg_key)
 ) ENGINE = InnoDB DEFAULT CHARSET = utf8mb4 COLLATE = utf8mb4_bin;
 
 CREATE TABLE postbox_jobs (

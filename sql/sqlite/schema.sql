@@ -1,5 +1,5 @@
 -- Postbox schema for SQLite 3.35+. Copy into your migrations; Postbox never runs DDL itself.
--- Schema version 2 (upgrades: UPGRADING.md).
+-- Schema version 3 (upgrades: UPGRADING.md).
 -- Open the database in WAL mode with a busy timeout, e.g.
 --   jdbc:sqlite:app.db?journal_mode=WAL&busy_timeout=5000
 -- Times are INTEGER milliseconds since the Unix epoch, from SQLite's own clock.
@@ -33,6 +33,10 @@ CREATE TABLE postbox_outbox (
 );
 
 CREATE INDEX postbox_outbox_claim ON postbox_outbox (state, available_at, id);
+
+-- serves delivery in key order: the claim's check that a keyed row is the oldest pending one of
+-- its key, and the run of the key's next rows a claim takes with it
+CREATE INDEX postbox_outbox_key ON postbox_outbox (msg_key, state, id) WHERE msg_key IS NOT NULL;
 
 CREATE TABLE postbox_jobs (
     id           INTEGER PRIMARY KEY AUTOINCREMENT,

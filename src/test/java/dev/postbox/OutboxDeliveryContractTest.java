@@ -306,6 +306,7 @@ public abstract class OutboxDeliveryContractTest extends OutboxSuite {
     assertThrows(PostboxException.class, () -> dispatcher(transport).build().start());
 
     db.runScript(db.sqlFolder().resolve("upgrade-1-to-2.sql"));
+    db.runScript(db.sqlFolder().resolve("upgrade-2-to-3.sql"));
     started(dispatcher(transport));
     Await.until(WAIT, "the row added before the upgrade", () -> rows() == 0);
     assertEquals(1, transport.count("before-upgrade"));

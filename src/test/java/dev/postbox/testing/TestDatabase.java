@@ -25,6 +25,10 @@ public final class TestDatabase implements AutoCloseable {
   public static final List<String> TABLES =
       List.of("postbox_outbox", "postbox_jobs", "postbox_inbox");
 
+  /** Every table a shipped schema may create: also the keys table of MySQL, MariaDB and H2. */
+  private static final List<String> SCHEMA_TABLES =
+      List.of("postbox_outbox", "postbox_outbox_keys", "postbox_jobs", "postbox_inbox");
+
   private static final int SERVER_POOL = 32;
   private static final int SQLITE_POOL = 8;
 
@@ -209,7 +213,7 @@ public final class TestDatabase implements AutoCloseable {
   public void resetSchema(Path schema) {
     try (Connection c = dataSource.getConnection();
         Statement s = c.createStatement()) {
-      for (String table : TABLES) {
+      for (String table : SCHEMA_TABLES) {
         s.execute("DROP TABLE IF EXISTS " + table);
       }
     } catch (SQLException e) {
