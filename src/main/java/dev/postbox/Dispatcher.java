@@ -152,6 +152,9 @@ public final class Dispatcher implements AutoCloseable {
       columns += ", " + table.checkedColumns();
     }
     Startup.checkColumns(config.dataSource(), database, table.name(), columns);
+    if (table.keyOrder() != null) {
+      Startup.checkKeysTable(config.dataSource(), database, table.name());
+    }
     return new Lane<>(config.dataSource(), dialect, table, settings, deliverer, batchDeliverer);
   }
 

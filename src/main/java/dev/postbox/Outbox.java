@@ -8,6 +8,7 @@ import dev.postbox.internal.QueueAdmin;
 import dev.postbox.internal.Require;
 import dev.postbox.internal.Rules;
 import dev.postbox.internal.TableWriter;
+import dev.postbox.internal.sql.KeyOrder;
 import dev.postbox.internal.sql.QueueTable;
 import java.sql.Connection;
 import java.util.ArrayList;
@@ -31,13 +32,22 @@ public final class Outbox {
   private final QueueTable<Envelope> queueTable;
   private final TableWriter writer;
   private final QueueAdmin admin;
+  private final boolean orderedByKey;
+  private final OrderedParking onParked;
 
   private Outbox(Builder b) {
     this.payloadLimit = b.payloadLimit;
     this.headerSupplier = b.headers;
     this.notify = b.notify;
-    this.queueTable = OutboxRows.queueTable(b.table);
-    this.writer =
+    this.orderedByKey = b.orderedByKey;
+    this.onParked = b.onParked;
+    this.queueTable =
+        OutboxRows.queueTable(
+            b.table,
+            b.orderedByKey
+                ? new KeyOrder(OutboxRows.KEY, b.onParked == OrderedParking.BLOCK_KEY)
+                : null);
+    TableWriter plain =
         new TableWriter(
             b.table,
             OutboxRows.INSERTED,
@@ -50,10 +60,14 @@ public final class Outbox {
             "the connection is in auto-commit mode, so the message would not be atomic with your"
                 + " business data — call connection.setAutoCommit(false) and commit after your own"
                 + " writes, or build the outbox with allowAutoCommit(true)");
+    this.writer = b.orderedByKey ? plain.lockingKeys(OutboxRows.KEY_VALUE) : plain;
     this.admin = new QueueAdmin(queueTable, "messages", writer.dialects());
   }
 
-  /** A builder with the defaults: table {@code postbox_outbox}, payload limit 1 MiB. */
+  /**
+   * A builder with the defaults: table {@code postbox_outbox}, payload limit 1 MiB, delivery in key
+   * order with {@link OrderedParking#BLOCK_KEY}.
+   */
   public static Builder builder() {
     return new Builder();
   }
@@ -63,11 +77,25 @@ public final class Outbox {
     return writer.table();
   }
 
+  /** Whether messages with the same key are delivered in the order their adds committed. */
+  public boolean orderedByKey() {
+    return orderedByKey;
+  }
+
+  /** What a parked message does to the later messages of its key, when ordered by key. */
+  public OrderedParking onParked() {
+    return onParked;
+  }
+
   /**
    * Adds {@code message} in the caller's transaction. Returns false, without failing the
    * transaction, if a message with the same event id is already stored. (Only the caller's event
    * ids can be: a message without one gets a generated UUIDv7 and a plain INSERT, which on
    * PostgreSQL and SQLite is cheaper than the insert-if-absent form.)
+   *
+   * <p>When the outbox is ordered by key and the message has a key, the add first locks the key
+   * until the caller's transaction ends, so that messages of one key are delivered in the order
+   * their transactions commit: another transaction adding to the same key waits for this one.
    *
    * @throws InvalidValueException if the payload is over the limit or a header is invalid; nothing
    *     is written
@@ -116,7 +144,17 @@ public final class Outbox {
   }
 
   /**
+   * Up to {@code limit} keys whose delivery waits for a parked message ({@link
+   * OrderedParking#BLOCK_KEY}), oldest parked first, each with that message and how many wait
+   * behind it; empty if the outbox is not ordered by key or skips parked messages.
+   */
+  public List<BlockedKey> blockedKeys(Connection connection, int limit) {
+    return admin.blockedKeys(connection, limit);
+  }
+
+  /**
    * Makes the parked message with {@code eventId} due again with its attempts reset; false if none.
+   * On an outbox ordered by key it is delivered before the later messages of its key.
    */
   public boolean replay(Connection connection, String eventId) {
     Rules.eventId("eventId", eventId);
@@ -167,6 +205,8 @@ public final class Outbox {
     private Supplier<Map<String, String>> headers;
     private Database database;
     private boolean notify;
+    private boolean orderedByKey = true;
+    private OrderedParking onParked = OrderedParking.BLOCK_KEY;
 
     private Builder() {}
 
@@ -209,6 +249,29 @@ public final class Outbox {
      */
     public Builder notifyOnAdd(boolean notify) {
       this.notify = notify;
+      return this;
+    }
+
+    /**
+     * Whether messages with the same key are delivered in the order in which their adds'
+     * transactions committed, across all dispatchers of the table: the next message of a key is
+     * sent only after the one before it was sent (or, with {@link OrderedParking#SKIP}, parked).
+     * Messages without a key, and different keys, never wait for each other. Costs: each keyed add
+     * locks its key until the transaction ends (a long transaction holds back later adds of the
+     * same key), and a key's messages go one after another on one delivery thread. Default true;
+     * false for keys that are only routing hints.
+     */
+    public Builder orderedByKey(boolean ordered) {
+      this.orderedByKey = ordered;
+      return this;
+    }
+
+    /**
+     * What a parked message does to the later messages of its key when ordered by key; default
+     * {@link OrderedParking#BLOCK_KEY}.
+     */
+    public Builder onParked(OrderedParking policy) {
+      this.onParked = Require.notNull("onParked", policy);
       return this;
     }
 

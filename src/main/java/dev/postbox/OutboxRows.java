@@ -3,6 +3,7 @@ package dev.postbox;
 import dev.postbox.internal.HeadersCodec;
 import dev.postbox.internal.dialect.Dialect;
 import dev.postbox.internal.sql.Claimed;
+import dev.postbox.internal.sql.KeyOrder;
 import dev.postbox.internal.sql.QueueTable;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -17,6 +18,11 @@ final class OutboxRows {
   static final String INSERTED =
       "event_id, topic, msg_key, payload, headers, available_at, created_at";
 
+  /** The key column, and the place of its value among a row's bound values. */
+  static final String KEY = "msg_key";
+
+  static final int KEY_VALUE = 2;
+
   /** Types of one row's bound values: event id, topic, key, payload, encoded headers. */
   static final int[] TYPES = {
     Types.VARCHAR, Types.VARCHAR, Types.VARCHAR, Types.VARCHAR, Types.VARCHAR
@@ -29,8 +35,8 @@ final class OutboxRows {
     return "(?, ?, ?, ?, ?, " + d.now() + ", " + d.now() + ")";
   }
 
-  /** How the engine sees the outbox table {@code table}. */
-  static QueueTable<Envelope> queueTable(String table) {
+  /** How the engine sees the outbox table {@code table}; {@code keyOrder} null if unordered. */
+  static QueueTable<Envelope> queueTable(String table, KeyOrder keyOrder) {
     return new QueueTable<>(
         table,
         "event_id, topic, msg_key, payload, headers",
@@ -40,7 +46,8 @@ final class OutboxRows {
         "",
         "",
         "",
-        OutboxRows::read);
+        OutboxRows::read,
+        keyOrder);
   }
 
   private static Claimed<Envelope> read(ResultSet rs, Dialect d, long id, int attempt, int claims)

@@ -11,6 +11,14 @@ import java.time.Duration;
  * @param parked rows that ran out of attempts and wait for replay or discard
  * @param oldestPendingAge age of the oldest pending row by the database clock, {@link
  *     Duration#ZERO} if none
+ * @param blockedKeys keys whose delivery waits for a parked message to be replayed or discarded (an
+ *     outbox delivering in key order with {@link OrderedParking#BLOCK_KEY}); 0 otherwise
  */
 public record QueueStats(
-    long pending, long due, long leased, long parked, Duration oldestPendingAge) {}
+    long pending, long due, long leased, long parked, Duration oldestPendingAge, long blockedKeys) {
+
+  /** Stats of a table where no key can be blocked. */
+  public QueueStats(long pending, long due, long leased, long parked, Duration oldestPendingAge) {
+    this(pending, due, leased, parked, oldestPendingAge, 0);
+  }
+}

@@ -1,6 +1,8 @@
 package dev.postbox;
 
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 
 /**
  * Sends outbox messages to a broker (Kafka, RabbitMQ, NATS, …) or to in-process handlers.
@@ -31,13 +33,25 @@ public interface Transport {
    * their last attempt) and the others count as sent. Any other exception fails the whole batch.
    * Must not modify {@code batch}.
    *
-   * <p>The default sends one envelope after another with {@link #send}. Interrupted, it fails the
-   * envelope being sent and those after it, keeps the thread's interrupt status and throws a {@link
-   * BatchSendException} naming them, so the ones already sent do not count as failed.
+   * <p>On an outbox ordered by key, the envelopes of one key are in the batch in their order, and
+   * once one of them fails the later ones of its key must not be sent (name them failed too, or
+   * leave them: either way the dispatcher hands them back and sends them after the failed one).
+   *
+   * <p>The default sends one envelope after another with {@link #send}, skipping (and failing) the
+   * envelopes of a key after one of the key failed. Interrupted, it fails the envelope being sent
+   * and those after it, keeps the thread's interrupt status and throws a {@link BatchSendException}
+   * naming them, so the ones already sent do not count as failed.
    */
   default void sendBatch(List<Envelope> batch) throws Exception {
     BatchSendException failures = null;
+    Set<String> failedKeys = null;
     for (int i = 0; i < batch.size(); i++) {
+      String key = batch.get(i).key();
+      if (key != null && failedKeys != null && failedKeys.contains(key)) {
+        failures.fail(
+            batch.get(i), new PostboxException("not sent: an earlier message of its key failed"));
+        continue;
+      }
       try {
         send(batch.get(i));
       } catch (InterruptedException e) {
@@ -50,6 +64,10 @@ public interface Transport {
       } catch (Exception e) {
         failures = failures != null ? failures : new BatchSendException();
         failures.fail(batch.get(i), e);
+        if (key != null) {
+          failedKeys = failedKeys != null ? failedKeys : new HashSet<>();
+          failedKeys.add(key);
+        }
       }
     }
     if (failures != null) {

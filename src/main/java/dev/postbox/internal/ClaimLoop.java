@@ -1,6 +1,7 @@
 package dev.postbox.internal;
 
 import dev.postbox.internal.sql.Claimed;
+import dev.postbox.internal.sql.Probe;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.List;
@@ -129,17 +130,22 @@ final class ClaimLoop<T> implements Runnable {
     List<Claimed<T>> rows;
     Carried carried = null; // successes this claim records too
     try {
-      // in an outage the one row claimed is a probe: the newest not probed yet in this outage,
-      // else (every due row failed a probe) the newest again
+      // in an outage the one row claimed is a probe: the newest never attempted and not probed
+      // yet in this outage, else the newest not probed yet, else (every due row failed a probe)
+      // the newest again
       List<Long> probed = outage.probeExclusions();
       carried = probed == null ? writer.queue().takeForClaim() : null;
-      List<Claimed<T>> claimed = claim(limit, probed, carried);
+      List<Claimed<T>> claimed =
+          claim(limit, probed == null ? null : new Probe(probed, true), carried);
       if (carried != null) {
         writer.carried(carried);
         carried = null;
       }
-      if (claimed.isEmpty() && probed != null && !probed.isEmpty()) {
-        claimed = claim(limit, List.of(), null);
+      if (claimed.isEmpty() && probed != null) {
+        claimed = claim(limit, new Probe(probed, false), null);
+        if (claimed.isEmpty() && !probed.isEmpty()) {
+          claimed = claim(limit, new Probe(List.of(), false), null);
+        }
       }
       rows = claimed;
       outage.claimed(rows);
@@ -174,7 +180,7 @@ final class ClaimLoop<T> implements Runnable {
     return true;
   }
 
-  private List<Claimed<T>> claim(int limit, List<Long> probe, Carried carried) throws SQLException {
+  private List<Claimed<T>> claim(int limit, Probe probe, Carried carried) throws SQLException {
     List<Claimed<T>> rows = claimer.claim(limit, probe, carried);
     for (Claimed<T> row : rows) {
       held.put(row.id(), row);

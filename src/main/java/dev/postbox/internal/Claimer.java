@@ -4,6 +4,7 @@ import dev.postbox.internal.jdbc.Retry;
 import dev.postbox.internal.sql.ClaimStrategy;
 import dev.postbox.internal.sql.Claimed;
 import dev.postbox.internal.sql.Finish;
+import dev.postbox.internal.sql.Probe;
 import dev.postbox.internal.sql.RowReader;
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -40,7 +41,7 @@ final class Claimer<T> {
   }
 
   /** See {@link ClaimStrategy#claim}; if it throws, neither the claim nor the finish happened. */
-  List<Claimed<T>> claim(int limit, List<Long> probe, Finish finish) throws SQLException {
+  List<Claimed<T>> claim(int limit, Probe probe, Finish finish) throws SQLException {
     List<Claimed<T>> rows = new ArrayList<>(limit);
     Retry.transients(
         isTransient,

@@ -4,7 +4,6 @@ import dev.postbox.internal.sql.Claimed;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
@@ -18,10 +17,11 @@ import org.slf4j.LoggerFactory;
 /**
  * A lane's delivery slots: at most {@code concurrency} deliveries run at once, each on its own
  * virtual thread (never pooled: a thread-local set by one delivery must not reach the next). A
- * delivery is one row, or all rows of a claim for a batch transport. Claimed deliveries wait for a
- * slot; a delivery that ends while others wait starts the next one itself and passes its slot on,
- * so the claim loop wakes once per batch (when it has started and a slot is free), not once per
- * row. Thread-safe: the claim loop, delivery threads and close() meet here under one lock.
+ * delivery is one row, a run of rows of one key, or all rows of a claim for a batch transport
+ * ({@link Deliveries#units}). Claimed deliveries wait for a slot; a delivery that ends while others
+ * wait starts the next one itself and passes its slot on, so the claim loop wakes once per batch
+ * (when it has started and a slot is free), not once per row. Thread-safe: the claim loop, delivery
+ * threads and close() meet here under one lock.
  */
 final class DeliverySlots<T> {
   private static final Logger log = LoggerFactory.getLogger(DeliverySlots.class);
@@ -66,32 +66,26 @@ final class DeliverySlots<T> {
   }
 
   /**
-   * Starts deliveries of {@code rows}: one for all of them if {@code together} (in the order they
-   * were added, whatever order the claim returned them in), else one per row. Hands them back
-   * instead while stopping, and all but the first (the probe) during an outage.
+   * Starts a delivery for each of {@code units} (its rows go to one delivery thread, in order), or
+   * queues it for a slot. Hands them back instead while stopping, and all but the first unit (the
+   * probe) during an outage.
    */
-  void start(List<Claimed<T>> rows, boolean together) {
-    List<Thread> started = new ArrayList<>(Math.min(rows.size(), concurrency));
+  void start(List<List<Claimed<T>>> units) {
+    List<Thread> started = new ArrayList<>(Math.min(units.size(), concurrency));
     List<List<Claimed<T>>> startedRows = new ArrayList<>(started.size());
-    List<Claimed<T>> handBack = List.of();
+    List<List<Claimed<T>>> handBack = List.of();
     lock.lock();
     try {
       if (stopping.getAsBoolean()) {
-        handBack = rows;
+        handBack = units;
       } else {
-        int end = rows.size();
+        int end = units.size();
         if (outage.active()) {
-          handBack = rows.subList(1, end);
+          handBack = units.subList(1, end);
           end = 1;
         }
-        if (together) {
-          List<Claimed<T>> batch = new ArrayList<>(rows.subList(0, end));
-          batch.sort(Comparator.comparingLong(Claimed::id));
-          startOrQueue(batch, started, startedRows);
-        } else {
-          for (int i = 0; i < end; i++) {
-            startOrQueue(List.of(rows.get(i)), started, startedRows);
-          }
+        for (int i = 0; i < end; i++) {
+          startOrQueue(units.get(i), started, startedRows);
         }
       }
     } finally {
@@ -100,7 +94,11 @@ final class DeliverySlots<T> {
     for (int i = 0; i < started.size(); i++) {
       start(started.get(i), startedRows.get(i));
     }
-    logHandBack(release(handBack));
+    int handedBack = 0;
+    for (List<Claimed<T>> rows : handBack) {
+      handedBack += release(rows);
+    }
+    logHandBack(handedBack);
   }
 
   private void startOrQueue(
@@ -158,6 +156,40 @@ final class DeliverySlots<T> {
       outcomes.nudge();
     }
     logHandBack(handedBack);
+  }
+
+  /**
+   * Ends the calling delivery by starting {@code next} on a fresh thread in its slot (the next row
+   * of a run). False, with nothing started and the slot still the caller's, while stopping or if no
+   * thread can start.
+   */
+  boolean passOn(Runnable next) {
+    Thread thread;
+    lock.lock();
+    try {
+      if (stopping.getAsBoolean()) {
+        return false;
+      }
+      thread = threads.unstarted(next);
+      deliveries.remove(Thread.currentThread());
+      deliveries.add(thread);
+    } finally {
+      lock.unlock();
+    }
+    try {
+      thread.start();
+      return true;
+    } catch (RuntimeException | OutOfMemoryError e) {
+      lock.lock();
+      try {
+        deliveries.remove(thread);
+        deliveries.add(Thread.currentThread());
+      } finally {
+        lock.unlock();
+      }
+      log.error("{} - cannot start a delivery thread; handing the rest of a run back", name, e);
+      return false;
+    }
   }
 
   /**

@@ -39,6 +39,10 @@ final class IdempotentInsert {
 
   private static final Insert NONE = new Insert(null, false);
 
+  // PostgreSQL's add of one keyed row with its key lock: plain, skipping duplicates (racy caching
+  // is harmless: both builders make the same statement)
+  private final Insert[] lockedSingle = new Insert[2];
+
   /**
    * @param columns the inserted columns, comma-separated
    * @param types the {@link java.sql.Types} of the bound parameters of one row, in order
@@ -75,6 +79,55 @@ final class IdempotentInsert {
           insertChunk(c, d, rows.subList(from, Math.min(rows.size(), from + CHUNK)), mayCollide);
     }
     return inserted;
+  }
+
+  /**
+   * {@link #insert} of at most {@link #CHUNK} rows in one PostgreSQL statement that first locks
+   * {@code keys} (sorted, distinct): {@code lockCte} is a {@code WITH postbox$locks AS (…)} taking
+   * them, bound first. One round trip for the lock and the insert.
+   */
+  int insertLocked(
+      Connection c,
+      Dialect d,
+      List<Object[]> rows,
+      boolean mayCollide,
+      String lockCte,
+      List<String> keys)
+      throws SQLException {
+    boolean cached = rows.size() == 1 && keys.size() == 1;
+    Insert insert = cached ? lockedSingle[mayCollide ? 1 : 0] : null;
+    if (insert == null) {
+      insert = locked(d, rows.size(), mayCollide, lockCte);
+      if (cached) {
+        lockedSingle[mayCollide ? 1 : 0] = insert;
+      }
+    }
+    return execute(c, insert, rows, keys);
+  }
+
+  static boolean fitsOneStatement(int rows) {
+    return rows <= CHUNK;
+  }
+
+  private Insert locked(Dialect d, int rows, boolean skipping, String lockCte) {
+    String tuple = valueTuple.apply(d);
+    StringBuilder values = new StringBuilder(rows * (tuple.length() + 2));
+    for (int i = 0; i < rows; i++) {
+      values.append(i == 0 ? "" : ", ").append(tuple);
+    }
+    // the one-time filter runs the locks before any row is made, so before any id is drawn
+    String sql =
+        lockCte
+            + " INSERT INTO "
+            + table
+            + " ("
+            + columns
+            + ") SELECT * FROM (VALUES "
+            + values
+            + ") AS postbox$values WHERE (SELECT COUNT(*) FROM postbox$locks) >= 0"
+            + (skipping ? " ON CONFLICT (" + uniqueColumn + ") DO NOTHING" : "");
+    String notifying = notifyChannel != null ? d.insertAndNotify(sql, notifyChannel) : null;
+    return notifying != null ? new Insert(notifying, true) : new Insert(sql, false);
   }
 
   private int insertChunk(Connection c, Dialect d, List<Object[]> rows, boolean mayCollide)
@@ -144,8 +197,17 @@ final class IdempotentInsert {
   }
 
   private int execute(Connection c, Insert insert, List<Object[]> rows) throws SQLException {
+    return execute(c, insert, rows, List.of());
+  }
+
+  /** Runs {@code insert}, binding {@code first} (strings) before the rows' values. */
+  private int execute(Connection c, Insert insert, List<Object[]> rows, List<String> first)
+      throws SQLException {
     try (PreparedStatement ps = c.prepareStatement(insert.sql())) {
       int p = 1;
+      for (String value : first) {
+        ps.setString(p++, value);
+      }
       for (Object[] row : rows) {
         for (int i = 0; i < types.length; i++) {
           Object value = row[i];

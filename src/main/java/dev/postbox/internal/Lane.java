@@ -59,7 +59,8 @@ public final class Lane<T> {
         new LaneReport(
             settings,
             table.name(),
-            new Vacuum(dataSource, sql.vacuum(), settings.vacuumEvery(), settings.instanceId()));
+            new Vacuum(dataSource, sql.vacuum(), settings.vacuumEvery(), settings.instanceId()),
+            table.keyOrder());
     // the claim loop's claimingSoon is read by the writer: the loop exists before it runs
     ClaimLoop<?>[] loopRef = new ClaimLoop<?>[1];
     this.writer =

@@ -2,6 +2,7 @@ package dev.postbox.internal;
 
 import dev.postbox.Delivery;
 import dev.postbox.internal.sql.Claimed;
+import dev.postbox.internal.sql.KeyOrder;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.List;
@@ -20,11 +21,13 @@ final class LaneReport {
   private final LaneSettings settings;
   private final String table;
   private final Vacuum vacuum;
+  private final KeyOrder keyOrder; // null: the table is not ordered by key
 
-  LaneReport(LaneSettings settings, String table, Vacuum vacuum) {
+  LaneReport(LaneSettings settings, String table, Vacuum vacuum, KeyOrder keyOrder) {
     this.settings = settings;
     this.table = table;
     this.vacuum = vacuum;
+    this.keyOrder = keyOrder;
   }
 
   /**
@@ -83,16 +86,29 @@ final class LaneReport {
     afterCommit.add(
         () -> {
           log.warn(
-              "{} - parked {} id={} ref={} topic={} after {} attempts: {}",
+              "{} - parked {} id={} ref={} topic={} after {} attempts: {}{}",
               settings.instanceId(),
               table,
               row.id(),
               row.ref(),
               row.topic(),
               row.attempt(),
-              error);
+              error,
+              keyNote(row.key()));
           Listeners.call(() -> settings.listener().parked(d, error));
         });
+  }
+
+  /** What parking a row of {@code key} does to its key, for the WARN. */
+  private String keyNote(String key) {
+    if (key == null || keyOrder == null) {
+      return "";
+    }
+    return keyOrder.parkedBlocks()
+        ? "; key '"
+            + key
+            + "' is now blocked: its later messages wait until this one is replayed or discarded"
+        : "; the later messages of key '" + key + "' go on without it";
   }
 
   /** A delivery failed and is retried after its delay: {@code failed}. */

@@ -1,5 +1,6 @@
 package dev.postbox.internal;
 
+import dev.postbox.BlockedKey;
 import dev.postbox.Database;
 import dev.postbox.Parked;
 import dev.postbox.QueueStats;
@@ -61,6 +62,12 @@ public final class QueueAdmin {
   public List<Parked> parked(Connection c, int limit) {
     Require.between("limit", limit, 1, 100_000);
     return call(c, "listing parked " + rows + " in " + table, s -> s.parked(c, limit));
+  }
+
+  /** Up to {@code limit} keys blocked by a parked row, oldest first. */
+  public List<BlockedKey> blockedKeys(Connection c, int limit) {
+    Require.between("limit", limit, 1, 100_000);
+    return call(c, "listing blocked keys in " + table, s -> s.blockedKeys(c, limit));
   }
 
   /** Makes the parked row with this reference due again; false if there is none. */

@@ -71,4 +71,16 @@ public final class Startup {
           e);
     }
   }
+
+  /**
+   * Checks that an outbox {@code table} ordered by key has what its adds lock keys with: on MySQL,
+   * MariaDB and H2 the table {@code <table>_keys} ({@link KeyLocks}).
+   *
+   * @throws PostboxException naming the missing table and the upgrade to run
+   */
+  public static void checkKeysTable(DataSource dataSource, Database database, String table) {
+    if (database == Database.MYSQL || database == Database.H2) {
+      checkColumns(dataSource, database, KeyLocks.keysTable(table), "msg_key");
+    }
+  }
 }

@@ -6,6 +6,7 @@ import dev.postbox.internal.dialect.Dialect;
 import dev.postbox.internal.jdbc.Jdbc;
 import java.sql.Connection;
 import java.sql.SQLException;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Function;
 
@@ -22,6 +23,8 @@ public final class TableWriter {
   private final String autoCommitRefusal;
   private final IdempotentInsert insert;
   private final DialectChoice dialects;
+  private final int keyIndex;
+  private final KeyLocks keyLocks;
 
   /**
    * @param columns the inserted columns, comma-separated
@@ -46,6 +49,8 @@ public final class TableWriter {
     this.allowAutoCommit = allowAutoCommit;
     this.autoCommitRefusal = autoCommitRefusal;
     this.dialects = new DialectChoice(forced);
+    this.keyIndex = -1;
+    this.keyLocks = null;
     this.insert =
         new IdempotentInsert(
             table,
@@ -54,6 +59,24 @@ public final class TableWriter {
             uniqueColumn,
             valueTuple,
             notify ? PostgresNotifications.channel(table) : null);
+  }
+
+  private TableWriter(TableWriter w, int keyIndex) {
+    this.table = w.table;
+    this.allowAutoCommit = w.allowAutoCommit;
+    this.autoCommitRefusal = w.autoCommitRefusal;
+    this.dialects = w.dialects;
+    this.insert = w.insert;
+    this.keyIndex = keyIndex;
+    this.keyLocks = new KeyLocks(w.table);
+  }
+
+  /**
+   * This writer, locking the key of each row (its value number {@code keyIndex}) before it inserts,
+   * until the caller's transaction ends ({@link KeyLocks}).
+   */
+  public TableWriter lockingKeys(int keyIndex) {
+    return new TableWriter(this, keyIndex);
   }
 
   /** The table, as configured. */
@@ -79,7 +102,22 @@ public final class TableWriter {
       if (!allowAutoCommit && c.getAutoCommit()) {
         throw new PostboxException(autoCommitRefusal);
       }
-      return insert.insert(c, dialects.of(c), rows, mayCollide);
+      Dialect d = dialects.of(c);
+      if (keyLocks != null) {
+        List<String> keys = new ArrayList<>(rows.size());
+        for (Object[] row : rows) {
+          keys.add((String) row[keyIndex]);
+        }
+        List<String> sorted = KeyLocks.sorted(keys);
+        if (!sorted.isEmpty()
+            && d.database() == Database.POSTGRESQL
+            && IdempotentInsert.fitsOneStatement(rows.size())) {
+          return insert.insertLocked(
+              c, d, rows, mayCollide, keyLocks.postgresLocks(sorted.size()), sorted);
+        }
+        keyLocks.lock(c, d, sorted);
+      }
+      return insert.insert(c, d, rows, mayCollide);
     } catch (SQLException e) {
       throw Jdbc.wrap(doing, e);
     }

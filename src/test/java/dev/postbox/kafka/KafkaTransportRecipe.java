@@ -18,9 +18,11 @@ import org.apache.kafka.common.serialization.StringSerializer;
 
 /**
  * The README's Kafka recipe: a {@link Transport} on one idempotent {@link KafkaProducer} (which is
- * thread-safe), {@code acks=all}, the key as the Kafka key (it picks the partition; Postbox does
- * not keep per-key order yet: concurrent sends and retries can reorder the messages of one key),
- * the event id and headers as record headers. A send returns once the record is acknowledged by all
+ * thread-safe), {@code acks=all}, the key as the Kafka key (it picks the partition). The messages
+ * of a key reach their partition in order when the outbox is ordered by key (the default: one send
+ * of a key at a time) and the producer is idempotent with {@code
+ * max.in.flight.requests.per.connection} at most 5, so its own retries cannot reorder them; the
+ * event id and headers go as record headers. A send returns once the record is acknowledged by all
  * in-sync replicas. Compiled by the build, not run: no Kafka server runs here.
  */
 public final class KafkaTransportRecipe implements Transport, AutoCloseable {
@@ -34,6 +36,7 @@ public final class KafkaTransportRecipe implements Transport, AutoCloseable {
     p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
     p.put(ProducerConfig.ACKS_CONFIG, "all");
     p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
+    p.put(ProducerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION, 5); // idempotent: order kept
     p.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, 10_000); // metadata wait inside send()
     p.put(ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, 10_000);
     p.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, 30_000); // the producer's own retries

@@ -31,6 +31,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
@@ -402,6 +403,109 @@ public abstract class RabbitMqEndToEndContractTest extends DatabaseTest {
         events.outages.get());
   }
 
+  /**
+   * 100 keys × 100 events, each key written by one thread in sequence (so its commit order is its
+   * sequence), dispatched in key order through the broker to one consumer channel that checks, per
+   * key, that every event it applies for the first time is the next in sequence. The broker is
+   * stopped for 5 s mid-run.
+   */
+  @Test
+  void orderedRunKeepsPerKeyOrderThroughABrokerOutage() throws Exception {
+    int keys = 100;
+    int perKey = 100;
+    Map<String, Integer> lastApplied = new ConcurrentHashMap<>();
+    AtomicInteger inversions = new AtomicInteger();
+    RabbitMqConsumer.Handler effects = ConsumerProcess.effects("test");
+    RabbitMqConsumer consumer =
+        consumer(
+            1,
+            50,
+            (tx, envelope) -> {
+              effects.handle(tx, envelope);
+              int seq = Integer.parseInt(envelope.eventId().substring(envelope.key().length() + 1));
+              // the inbox lets each event through once; the next one of its key must be seq + 1
+              Integer last = lastApplied.put(envelope.key(), seq);
+              if (seq != (last == null ? 0 : last + 1)) {
+                inversions.incrementAndGet();
+              }
+            });
+    CountingTransport transport = new CountingTransport(transport());
+    Dispatcher dispatcher = started(dispatcher(transport));
+    ConcurrentLinkedQueue<Throwable> errors = new ConcurrentLinkedQueue<>();
+    List<Thread> writers = new ArrayList<>();
+    for (int w = 0; w < 10; w++) {
+      int writer = w;
+      writers.add(
+          Thread.ofVirtual()
+              .start(
+                  () -> {
+                    try {
+                      for (int seq = 0; seq < perKey; seq++) {
+                        for (int k = writer; k < keys; k += 10) {
+                          String key = "key" + k;
+                          String id = key + "-" + seq;
+                          Sql.commit(ds, c -> addOrder(c, id, key));
+                        }
+                        dispatcher.wakeUp();
+                        Thread.sleep(20);
+                      }
+                    } catch (Throwable e) {
+                      errors.add(e);
+                    }
+                  }));
+    }
+    long outageMillis;
+    try {
+      Await.until(WAIT, "some deliveries before the outage", () -> effects() >= 1000);
+      long stopped = System.nanoTime();
+      RabbitMq.stop();
+      try {
+        Thread.sleep(5_000);
+      } finally {
+        RabbitMq.start();
+        outageMillis = (System.nanoTime() - stopped) / 1_000_000;
+      }
+    } finally {
+      for (Thread t : writers) {
+        t.join();
+      }
+    }
+    assertTrue(errors.isEmpty(), () -> "writers failed: " + errors);
+    int total = keys * perKey;
+    Await.until(
+        WAIT,
+        "every committed event applied",
+        () -> consumer.stats().handled() >= total && outboxRows() == 0);
+    Await.until(WAIT, "the queue drained", () -> RabbitMq.messages(queue) == 0);
+    dispatcher.close();
+
+    RabbitMqConsumer.Stats stats = consumer.stats();
+    assertEffectsExactlyOnce(total);
+    assertEquals(0, inversions.get(), "per-key inversions at the consumer");
+    assertEquals(keys, lastApplied.size(), "keys seen");
+    for (Integer last : lastApplied.values()) {
+      assertEquals(perKey - 1, last, "each key's last event applied last");
+    }
+    assertEquals(0, parkedRows(), "parked");
+    assertTrue(events.outages.get() >= 1, "outage detected");
+    report(
+        "ordered, broker stopped 5 s",
+        "keys=%d perKey=%d committed=%d outage=%d ms inversions=%d lost=%d published=%d"
+            + " sendFailures=%d delivered=%d inboxHits=%d parked=%d outages=%d",
+        keys,
+        perKey,
+        total,
+        outageMillis,
+        inversions.get(),
+        total - effects(),
+        transport.sent(),
+        transport.failures(),
+        stats.finished(),
+        stats.duplicates(),
+        parkedRows(),
+        events.outages.get());
+  }
+
   @Test
   void batchHandOffDeliversEveryRoutableEventOnceAndParksOnlyTheUnroutable() throws Exception {
     int n = 2_000;
@@ -554,6 +658,11 @@ public abstract class RabbitMqEndToEndContractTest extends DatabaseTest {
   }
 
   private RabbitMqConsumer consumer(int channels, int prefetch) throws Exception {
+    return consumer(channels, prefetch, ConsumerProcess.effects("test"));
+  }
+
+  private RabbitMqConsumer consumer(int channels, int prefetch, RabbitMqConsumer.Handler handler)
+      throws Exception {
     return register(
         RabbitMqConsumer.builder(RabbitMq.factory(), ds, inbox)
             .queue(queue)
@@ -561,7 +670,7 @@ public abstract class RabbitMqEndToEndContractTest extends DatabaseTest {
             .channels(channels)
             .prefetch(prefetch)
             .requeueDelay(Duration.ofMillis(50))
-            .handler(ConsumerProcess.effects("test"))
+            .handler(handler)
             .build()
             .start());
   }
@@ -586,6 +695,10 @@ public abstract class RabbitMqEndToEndContractTest extends DatabaseTest {
 
   /** One business transaction's writes: the order and its event, atomically. */
   private void addOrder(Connection c, String id) throws Exception {
+    addOrder(c, id, id);
+  }
+
+  private void addOrder(Connection c, String id, String key) throws Exception {
     try (PreparedStatement ps =
         c.prepareStatement("INSERT INTO e2e_orders (event_id, amount) VALUES (?, ?)")) {
       ps.setString(1, id);
@@ -595,7 +708,7 @@ public abstract class RabbitMqEndToEndContractTest extends DatabaseTest {
     assertTrue(
         outbox.add(
             c,
-            Message.of(TOPIC, payload(id)).eventId(id).key(id).header("traceparent", trace(id))));
+            Message.of(TOPIC, payload(id)).eventId(id).key(key).header("traceparent", trace(id))));
   }
 
   private static String payload(String id) {

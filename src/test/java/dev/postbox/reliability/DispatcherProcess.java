@@ -10,6 +10,7 @@ import dev.postbox.Envelope;
 import dev.postbox.JobHandler;
 import dev.postbox.Jobs;
 import dev.postbox.Listener;
+import dev.postbox.OrderedParking;
 import dev.postbox.Outbox;
 import dev.postbox.Transport;
 import dev.postbox.internal.dialect.Dialect;
@@ -145,7 +146,11 @@ public final class DispatcherProcess {
               .shutdownTimeout(Duration.ofSeconds(10))
               .listener(listener());
       if (!mode.equals("jobs")) {
-        b.outbox(Outbox.builder().build(), transport(instance));
+        Outbox outbox =
+            Outbox.builder()
+                .onParked(OrderedParking.valueOf(args.getOrDefault("on-parked", "BLOCK_KEY")))
+                .build();
+        b.outbox(outbox, transport(instance));
       }
       if (!mode.equals("outbox")) {
         Jobs jobs =

@@ -9,7 +9,9 @@ import java.sql.PreparedStatement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.SplittableRandom;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -34,16 +36,32 @@ final class Producer {
       boolean jobs,
       Duration maxDelay,
       int padBytes,
-      long seed) {
+      long seed,
+      int keys,
+      boolean poisonSharesKeys) {
     Plan {
-      if (threads < 1 || total < 0) {
-        throw new IllegalArgumentException("threads " + threads + ", total " + total);
+      if (threads < 1 || total < 0 || keys < 1) {
+        throw new IllegalArgumentException(
+            "threads " + threads + ", total " + total + ", keys " + keys);
       }
     }
 
     static Plan of(String prefix, int total) {
       return new Plan(
-          prefix, total, 4, 0, 0, 0, Duration.ZERO, 0, false, Duration.ZERO, 64, prefix.hashCode());
+          prefix,
+          total,
+          4,
+          0,
+          0,
+          0,
+          Duration.ZERO,
+          0,
+          false,
+          Duration.ZERO,
+          64,
+          prefix.hashCode(),
+          16,
+          false);
     }
 
     Plan threads(int n) {
@@ -59,7 +77,9 @@ final class Producer {
           jobs,
           maxDelay,
           padBytes,
-          seed);
+          seed,
+          keys,
+          poisonSharesKeys);
     }
 
     Plan rate(double perSecond) {
@@ -75,7 +95,9 @@ final class Producer {
           jobs,
           maxDelay,
           padBytes,
-          seed);
+          seed,
+          keys,
+          poisonSharesKeys);
     }
 
     Plan rollbacks(double rate) {
@@ -91,7 +113,9 @@ final class Producer {
           jobs,
           maxDelay,
           padBytes,
-          seed);
+          seed,
+          keys,
+          poisonSharesKeys);
     }
 
     Plan holds(double rate, Duration d) {
@@ -107,7 +131,9 @@ final class Producer {
           jobs,
           maxDelay,
           padBytes,
-          seed);
+          seed,
+          keys,
+          poisonSharesKeys);
     }
 
     Plan poison(double rate) {
@@ -123,7 +149,9 @@ final class Producer {
           jobs,
           maxDelay,
           padBytes,
-          seed);
+          seed,
+          keys,
+          poisonSharesKeys);
     }
 
     Plan jobs(Duration maxDelay) {
@@ -139,7 +167,50 @@ final class Producer {
           true,
           maxDelay,
           padBytes,
-          seed);
+          seed,
+          keys,
+          poisonSharesKeys);
+    }
+
+    /** Messages spread over {@code n} keys ({@code <prefix>-k0} …; 16 unless set). */
+    Plan keys(int n) {
+      return new Plan(
+          prefix,
+          total,
+          threads,
+          ratePerSecond,
+          rollbackRate,
+          holdRate,
+          hold,
+          poisonRate,
+          jobs,
+          maxDelay,
+          padBytes,
+          seed,
+          n,
+          poisonSharesKeys);
+    }
+
+    /**
+     * Poison messages take the key their sequence number gives them, so a parked one sits in front
+     * of healthy messages of its key; by default each poison message has a key of its own.
+     */
+    Plan poisonInSharedKeys() {
+      return new Plan(
+          prefix,
+          total,
+          threads,
+          ratePerSecond,
+          rollbackRate,
+          holdRate,
+          hold,
+          poisonRate,
+          jobs,
+          maxDelay,
+          padBytes,
+          seed,
+          keys,
+          true);
     }
   }
 
@@ -156,6 +227,15 @@ final class Producer {
   private final AtomicBoolean stop = new AtomicBoolean();
   private final List<Thread> threads = new ArrayList<>();
   private volatile Throwable firstError;
+
+  /**
+   * A committed outbox message: its key and when its commit call started and returned (this JVM's
+   * clock). A message whose commit returned before another's started committed first.
+   */
+  record Commit(String key, long startNanos, long endNanos) {}
+
+  /** The committed outbox messages by event id. */
+  final Map<String, Commit> commits = new ConcurrentHashMap<>();
 
   Producer(RelDb db, Plan plan) {
     this.db = db;
@@ -226,10 +306,15 @@ final class Producer {
 
   private void write(long n, SplittableRandom random) {
     String eventId = plan.prefix() + "-" + n;
-    String key = "k" + (n % 16);
     // every (1 / rate)-th row, not a random draw: a short run must never end up with no poison
     long every = plan.poisonRate() > 0 ? Math.max(1, Math.round(1 / plan.poisonRate())) : 0;
     boolean poison = every > 0 && n % every == every / 2;
+    // a parked message blocks the later messages of its key (the outbox's default): unless the
+    // plan says otherwise, poison gets a key of its own, so healthy messages are not held behind it
+    String key =
+        poison && !plan.poisonSharesKeys()
+            ? "poison-" + n
+            : plan.prefix() + "-k" + (n % plan.keys());
     boolean rollback = random.nextDouble() < plan.rollbackRate();
     boolean hold = random.nextDouble() < plan.holdRate();
     long delayMillis =
@@ -280,7 +365,11 @@ final class Producer {
           c.rollback();
           rolledBack.incrementAndGet();
         } else {
+          long commitStart = System.nanoTime();
           c.commit();
+          if (!plan.jobs()) {
+            commits.put(eventId, new Commit(key, commitStart, System.nanoTime()));
+          }
           committed.incrementAndGet();
           if (poison) {
             poisoned.incrementAndGet();

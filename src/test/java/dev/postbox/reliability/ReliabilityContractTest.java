@@ -2,6 +2,7 @@ package dev.postbox.reliability;
 
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.postbox.OrderedParking;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -61,6 +62,16 @@ abstract class ReliabilityContractTest {
     Reporting.Line line = scenarios.poisonStall();
     assertTrue(line.number("healthy_undelivered") == 0, line.toString());
     assertTrue(line.number("worst_healthy_latency_ms") < 5000, line.toString());
+  }
+
+  @Test
+  void parkedPoisonBlocksOnlyItsKeyUntilDiscardedThenTheKeyGoesOnInOrder() {
+    new OrderedPoisonScenario(scenarios, db, profile()).run(OrderedParking.BLOCK_KEY);
+  }
+
+  @Test
+  void skippedPoisonLetsItsKeyGoOnInOrder() {
+    new OrderedPoisonScenario(scenarios, db, profile()).run(OrderedParking.SKIP);
   }
 
   /**

@@ -34,17 +34,17 @@ final class Scenarios {
     this.sqlite = db.database == Database.SQLITE;
   }
 
-  private Harness harness(String scenario) {
+  Harness harness(String scenario) {
     db.reset();
     return new Harness(db, scenario, p);
   }
 
   /** Dispatcher processes to run: one on SQLite (a single node), {@code servers} elsewhere. */
-  private int processes(int servers) {
+  int processes(int servers) {
     return sqlite ? 1 : servers;
   }
 
-  private List<Child> startAll(Harness h, int n, Map<String, String> options) {
+  List<Child> startAll(Harness h, int n, Map<String, String> options) {
     List<Thread> starters = new ArrayList<>();
     List<Child> out = java.util.Collections.synchronizedList(new ArrayList<>());
     for (int i = 0; i < n; i++) {
@@ -68,18 +68,27 @@ final class Scenarios {
     }
   }
 
-  private static void assertCore(Reporting.Line line) {
+  static void assertCore(Reporting.Line line) {
     assertEquals(0, line.number("lost"), "lost: " + line);
     assertEquals(0, line.number("phantom"), "phantom: " + line);
   }
 
-  private static void assertExclusive(Reporting.Line line) {
+  /** Adds the ordering checker's figure (see {@link KeyOrderLedger}) for these outbox producers. */
+  Reporting.Line ordered(Reporting.Line line, Producer... outboxProducers) {
+    return line.put("inversions", KeyOrderLedger.inversions(db, outboxProducers));
+  }
+
+  static void assertInOrder(Reporting.Line line) {
+    assertEquals(0, line.number("inversions"), "per-key order broken: " + line);
+  }
+
+  static void assertExclusive(Reporting.Line line) {
     assertEquals(0, line.number("double_lease"), "double leases: " + line);
     assertEquals(
         0, line.number("lease_not_held"), "delivered without holding a live lease: " + line);
   }
 
-  private static void assertProducersClean(Reporting.Line line, Producer... producers) {
+  static void assertProducersClean(Reporting.Line line, Producer... producers) {
     long committed = 0;
     for (Producer pr : producers) {
       assertEquals(0, pr.errors.get(), "producer errors: " + pr.firstError() + " — " + line);
@@ -104,11 +113,12 @@ final class Scenarios {
       Duration drain = h.awaitQuiet(Duration.ofMinutes(p.pick(2, 10)), cs);
       h.stopAll();
       Reporting.Line line =
-          h.figures()
+          ordered(h.figures(), outbox)
               .put("rolled_back", outbox.rolledBack.get() + jobs.rolledBack.get())
               .put("drain_ms", drain.toMillis());
       line.print(p.label());
       assertCore(line);
+      assertInOrder(line);
       assertExclusive(line);
       assertProducersClean(line, outbox, jobs);
       assertEquals(0, line.number("dup"), "no kill, no duplicate: " + line);
@@ -121,7 +131,8 @@ final class Scenarios {
 
   /**
    * Dispatcher processes (3; 1 on SQLite) with a 2 s lease; every few seconds a random one is
-   * killed with SIGKILL and a new one (new instance id) started, while producers write.
+   * killed with SIGKILL and a new one (new instance id) started, while producers write messages of
+   * 1,000 keys: per-key order holds across the takeovers.
    */
   Reporting.Line kill9() {
     try (Harness h = harness("kill9")) {
@@ -144,7 +155,7 @@ final class Scenarios {
       List<Child> live = new ArrayList<>(startAll(h, processes(3), o));
       int seconds = p.pick(16, 240);
       Producer outbox =
-          new Producer(db, Plan.of("k9-o", seconds * 100).rate(100).threads(4)).start();
+          new Producer(db, Plan.of("k9-o", seconds * 100).rate(100).threads(4).keys(1000)).start();
       Producer jobs =
           new Producer(db, Plan.of("k9-j", seconds * 30).rate(30).threads(2).jobs(Duration.ZERO))
               .start();
@@ -163,9 +174,12 @@ final class Scenarios {
       Duration drain = h.awaitQuiet(Duration.ofMinutes(p.pick(2, 10)), live);
       h.stopAll();
       Reporting.Line line =
-          h.figures().put("live_leases_before_kill", preKill).put("drain_ms", drain.toMillis());
+          ordered(h.figures(), outbox)
+              .put("live_leases_before_kill", preKill)
+              .put("drain_ms", drain.toMillis());
       line.print(p.label());
       assertCore(line);
+      assertInOrder(line);
       assertExclusive(line);
       assertProducersClean(line, outbox, jobs);
       assertTrue(line.number("kills") > 0, line.toString());
@@ -229,7 +243,7 @@ final class Scenarios {
       boolean allAlive = cs.stream().allMatch(Child::alive);
       h.stopAll();
       Reporting.Line line =
-          h.figures()
+          ordered(h.figures(), outbox)
               .put("restarts", restarts)
               .put("down_ms", worstDown)
               .put("recovery_ms", worstRecovery)
@@ -243,6 +257,7 @@ final class Scenarios {
               .put("processes_restarted", allAlive ? 0 : 1);
       line.print(p.label());
       assertCore(line);
+      assertInOrder(line);
       assertTrue(allAlive, "a dispatcher process died: " + line);
       assertEquals(0, minActive, "connections borrowed and never returned: " + line);
       assertTrue(poolTotal <= 2L * 6, "pool above its maximum: " + line);
@@ -498,7 +513,7 @@ final class Scenarios {
       }
       long deadlocks = deadlocks() - deadlocksBefore;
       Reporting.Line line =
-          h.figures()
+          ordered(h.figures(), producer)
               .put("batch", batch)
               .put("claimers", 12)
               .put(
@@ -513,6 +528,7 @@ final class Scenarios {
       assertCore(line);
       assertExclusive(line);
       assertProducersClean(line, producer);
+      assertInOrder(line);
       assertEquals(0, line.number("dup"), "duplicates without any crash: " + line);
       assertEquals(0, claimErrors, "a claim failed after its retries: " + line);
       return line;
@@ -563,13 +579,14 @@ final class Scenarios {
       Duration drain = h.awaitQuiet(Duration.ofMinutes(p.pick(2, 5)), cs);
       h.stopAll();
       Reporting.Line line =
-          h.figures()
+          ordered(h.figures(), outbox)
               .put("held_2s", outbox.held.get() + jobs.held.get())
               .put("drain_ms", drain.toMillis());
       line.print(p.label());
       assertCore(line);
       assertExclusive(line);
       assertProducersClean(line, outbox, jobs);
+      assertInOrder(line);
       assertTrue(line.number("held_2s") > 0, line.toString());
       return line;
     }

@@ -13,16 +13,16 @@ public interface ClaimStrategy {
 
   /**
    * Claims up to {@code limit} due rows into {@code into}, oldest due first; or, for an outage
-   * probe ({@code probe} not null), newest first except the rows in {@code probe}. First finishes
-   * {@code finish} (null: nothing to finish) in the same statement or transaction and sets its
-   * {@code written}. On a connection in auto-commit mode; leaves it so. If it throws, nothing of
-   * either was written, unless a statement of a pipelined batch failed after the begin (see {@link
+   * probe ({@code probe} not null), the newest that {@code probe} allows. First finishes {@code
+   * finish} (null: nothing to finish) in the same statement or transaction and sets its {@code
+   * written}. On a connection in auto-commit mode; leaves it so. If it throws, nothing of either
+   * was written, unless a statement of a pipelined batch failed after the begin (see {@link
    * PipelinedClaim}).
    */
   <T> void claim(
       Connection c,
       int limit,
-      List<Long> probe,
+      Probe probe,
       Finish finish,
       RowReader<T> reader,
       List<Claimed<T>> into)

@@ -12,6 +12,8 @@ package dev.postbox.internal.sql;
  * @param topic topic or job name, for logs
  * @param item what the deliverer receives; null if the row could not be read
  * @param defect why the row could not be read (it is parked, never delivered); null if it could
+ * @param key the key whose order the row keeps; null if its table is not ordered by key or the row
+ *     has none
  */
 public record Claimed<T>(
     long id,
@@ -21,16 +23,30 @@ public record Claimed<T>(
     String ref,
     String topic,
     T item,
-    String defect) {
+    String defect,
+    String key) {
 
   public Claimed(
       long id, int attempt, int claims, int maxAttempts, String ref, String topic, T item) {
-    this(id, attempt, claims, maxAttempts, ref, topic, item, null);
+    this(id, attempt, claims, maxAttempts, ref, topic, item, null, null);
+  }
+
+  /** This row, keeping the order of {@code key}. */
+  Claimed<T> keyed(String key) {
+    return new Claimed<>(id, attempt, claims, maxAttempts, ref, topic, item, defect, key);
   }
 
   /** A claimed row whose columns could not be turned into an item. */
   static <T> Claimed<T> unreadable(long id, int attempt, int claims, String problem) {
     return new Claimed<>(
-        id, attempt, claims, 0, Long.toString(id), "?", null, "row could not be read: " + problem);
+        id,
+        attempt,
+        claims,
+        0,
+        Long.toString(id),
+        "?",
+        null,
+        "row could not be read: " + problem,
+        null);
   }
 }

@@ -14,7 +14,7 @@ final class ClaimedRows {
    * Reads {@code rs} into {@code into}. {@code offset}: what the claim added to the counts that the
    * statement returns (1 where it returns them as they were before the UPDATE). With {@code
    * finish}, also reads the count of finished rows every row of a combined claim carries (a row
-   * with a NULL id only carries the count).
+   * with a NULL id only carries the count). With {@code keyColumn}, each row keeps its key.
    */
   static <T> void read(
       ResultSet rs,
@@ -22,7 +22,8 @@ final class ClaimedRows {
       int offset,
       RowReader<T> reader,
       List<Claimed<T>> into,
-      Finish finish)
+      Finish finish,
+      String keyColumn)
       throws SQLException {
     while (rs.next()) {
       if (finish != null) {
@@ -41,7 +42,7 @@ final class ClaimedRows {
         // e.g. headers written by something else: park this row, never block the others
         row = Claimed.unreadable(id, attempt, claims, Text.errorOf(e));
       }
-      into.add(row);
+      into.add(keyColumn == null ? row : row.keyed(rs.getString(keyColumn)));
     }
   }
 }

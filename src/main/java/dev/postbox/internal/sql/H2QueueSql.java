@@ -51,6 +51,24 @@ final class H2QueueSql implements QueueSqlHome {
         ORDER BY id DESC LIMIT ? FOR UPDATE SKIP LOCKED""";
   }
 
+  /** Params: the key, the head's id, how many. */
+  @Override
+  public String followers() {
+    return """
+        SELECT * FROM (
+          SELECT id, {key} AS run_key,
+            CASE WHEN available_at <= CURRENT_TIMESTAMP(6) THEN 1 ELSE 0 END AS ready
+          FROM {table} WHERE {key} = ? AND state = 0 AND id > ? ORDER BY id LIMIT ?) AS run{n}""";
+  }
+
+  /** Params: the ids. */
+  @Override
+  public String lockFollowers() {
+    return """
+        SELECT id, attempts, claims, created_at, {columns} FROM {table}
+        WHERE id IN ({ids}) AND state = 0 AND available_at <= CURRENT_TIMESTAMP(6) FOR UPDATE""";
+  }
+
   /** Params: leased_by, lease millis, the ids. */
   @Override
   public String lease() {
@@ -141,6 +159,7 @@ final class H2QueueSql implements QueueSqlHome {
             AS leased,
           (SELECT COUNT(*) FROM {table} WHERE state = 2) AS parked,
           (SELECT MIN(created_at) FROM {table} WHERE state = 0) AS oldest,
+          {blockedKeys} AS blocked_keys,
           CURRENT_TIMESTAMP(6) AS db_now""";
   }
 

@@ -33,7 +33,7 @@ class LockByIdClaim implements ClaimStrategy {
   public <T> void claim(
       Connection c,
       int limit,
-      List<Long> probe,
+      Probe probe,
       Finish finish,
       RowReader<T> reader,
       List<Claimed<T>> into)
@@ -45,6 +45,7 @@ class LockByIdClaim implements ClaimStrategy {
       }
       // read after the finish, so that rows committed meanwhile are in this claim, not the next
       lock(c, limit, probe, reader, into);
+      addRuns(c, limit, probe, reader, into);
       if (!into.isEmpty()) {
         List<Long> ids = new ArrayList<>(into.size());
         into.forEach(row -> ids.add(row.id()));
@@ -73,13 +74,12 @@ class LockByIdClaim implements ClaimStrategy {
    * {@code into}), window after window: a window whose rows other claimers hold (or froze holding)
    * must not hide the rows behind it.
    */
-  <T> void lock(
-      Connection c, int limit, List<Long> probe, RowReader<T> reader, List<Claimed<T>> into)
+  <T> void lock(Connection c, int limit, Probe probe, RowReader<T> reader, List<Claimed<T>> into)
       throws SQLException {
-    List<Long> tried = new ArrayList<>(probe == null ? List.of() : probe);
+    List<Long> tried = new ArrayList<>(probe == null ? List.of() : probe.excluded());
     int size = probe == null ? sql.window : 2 * limit;
     for (int window = 1; into.size() < limit; window++) {
-      List<Long> candidates = candidates(c, size, probe != null, tried);
+      List<Long> candidates = candidates(c, size, probe, tried);
       if (candidates.isEmpty()) {
         break;
       }
@@ -88,7 +88,7 @@ class LockByIdClaim implements ClaimStrategy {
         ps.setInt(QueueSql.bindIds(ps, 1, candidates), limit - into.size());
         try (ResultSet rs = ps.executeQuery()) {
           // the SELECT sees the counts before the UPDATE adds one
-          ClaimedRows.read(rs, sql.dialect, 1, reader, into, null);
+          ClaimedRows.read(rs, sql.dialect, 1, reader, into, null, sql.keyColumn());
         }
       }
       if (candidates.size() < size || window == MAX_WINDOWS) {
@@ -98,13 +98,37 @@ class LockByIdClaim implements ClaimStrategy {
     }
   }
 
+  /**
+   * On a table ordered by key, adds to the heads in {@code into} the runs behind them ({@link
+   * Runs}), locked; a probe is one row and gets none.
+   */
+  <T> void addRuns(Connection c, int limit, Probe probe, RowReader<T> reader, List<Claimed<T>> into)
+      throws SQLException {
+    if (sql.keyOrder == null || probe != null || into.isEmpty()) {
+      return;
+    }
+    List<List<Long>> runs = Runs.plan(sql, c, into, limit);
+    List<Long> ids = Runs.ids(runs);
+    if (ids.isEmpty()) {
+      return;
+    }
+    List<Claimed<T>> locked = new ArrayList<>(ids.size());
+    try (PreparedStatement ps = c.prepareStatement(sql.lockFollowers(ids.size()))) {
+      QueueSql.bindIds(ps, 1, ids);
+      try (ResultSet rs = ps.executeQuery()) {
+        ClaimedRows.read(rs, sql.dialect, 1, reader, locked, null, sql.keyColumn());
+      }
+    }
+    into.addAll(Runs.unbroken(runs, locked));
+  }
+
   /** Ids of due rows but {@code excluded}, read without locks; newest first for a probe. */
-  private List<Long> candidates(Connection c, int size, boolean probe, List<Long> excluded)
+  private List<Long> candidates(Connection c, int size, Probe probe, List<Long> excluded)
       throws SQLException {
     List<Long> ids = new ArrayList<>(size);
     try (PreparedStatement ps = c.prepareStatement(sql.candidates(excluded.size(), probe))) {
       int p = QueueSql.bindIds(ps, 1, excluded);
-      if (probe) {
+      if (probe != null) {
         ps.setInt(p, size);
       }
       try (ResultSet rs = ps.executeQuery()) {

@@ -64,6 +64,23 @@ final class MySqlQueueSql implements QueueSqlHome {
         ORDER BY id DESC LIMIT ? FOR UPDATE SKIP LOCKED""";
   }
 
+  /** Served by the key index (msg_key, state, id). Params: the key, the head's id, how many. */
+  @Override
+  public String followers() {
+    return """
+        SELECT * FROM (
+          SELECT id, {key} AS run_key, CASE WHEN available_at <= UTC_TIMESTAMP(6) THEN 1 ELSE 0 END AS ready
+          FROM {table} WHERE {key} = ? AND state = 0 AND id > ? ORDER BY id LIMIT ?) AS run{n}""";
+  }
+
+  /** Params: the ids. */
+  @Override
+  public String lockFollowers() {
+    return """
+        SELECT id, attempts, claims, created_at, {columns} FROM {table} FORCE INDEX (PRIMARY)
+        WHERE id IN ({ids}) AND state = 0 AND available_at <= UTC_TIMESTAMP(6) FOR UPDATE""";
+  }
+
   /** MySQL assigns left to right: {claimSet} sees the columns as set before it. */
   @Override
   public String lease() {
@@ -154,6 +171,7 @@ final class MySqlQueueSql implements QueueSqlHome {
            WHERE state = 0 AND available_at > UTC_TIMESTAMP(6) AND leased_by IS NOT NULL) AS leased,
           (SELECT COUNT(*) FROM {table} WHERE state = 2) AS parked,
           (SELECT MIN(created_at) FROM {table} WHERE state = 0) AS oldest,
+          {blockedKeys} AS blocked_keys,
           UTC_TIMESTAMP(6) AS db_now""";
   }
 

@@ -27,16 +27,22 @@ final class OneStatementClaim implements ClaimStrategy {
   public <T> void claim(
       Connection c,
       int limit,
-      List<Long> probe,
+      Probe probe,
       Finish finish,
       RowReader<T> reader,
       List<Claimed<T>> into)
       throws SQLException {
     Finish carried = probe == null ? finish : null;
-    String statement =
-        probe != null
-            ? sql.probe(probe.size())
-            : carried != null ? sql.claimAfterFinish(carried.ids.size(), keepDone) : sql.claim;
+    boolean runs = probe == null && sql.runsInClaim(); // a probe is one row
+    String statement;
+    if (probe != null) {
+      statement = sql.probe(probe);
+    } else if (carried != null) {
+      int n = carried.ids.size();
+      statement = runs ? sql.claimRunsAfterFinish(n, keepDone) : sql.claimAfterFinish(n, keepDone);
+    } else {
+      statement = runs ? sql.claimRuns() : sql.claim;
+    }
     sql.statements.with(
         c,
         statement,
@@ -47,10 +53,10 @@ final class OneStatementClaim implements ClaimStrategy {
           if (carried != null) {
             QueueSql.bindFence(ps, p, owner, carried.claims, carried.ids);
           } else if (probe != null) { // a normal claim's limit is the batch size, in its SQL
-            ps.setInt(QueueSql.bindIds(ps, p, probe), limit);
+            ps.setInt(QueueSql.bindIds(ps, p, probe.excluded()), limit);
           }
           try (ResultSet rs = ps.executeQuery()) {
-            ClaimedRows.read(rs, sql.dialect, 0, reader, into, carried);
+            ClaimedRows.read(rs, sql.dialect, 0, reader, into, carried, sql.keyColumn());
           }
           return null;
         });

@@ -46,7 +46,7 @@ final class PostgresQueueSql implements QueueSqlHome {
   public String claimAfterFinish() {
     return """
         WITH claim$lease (lease_owner, lease_millis) AS (SELECT CAST(? AS VARCHAR), CAST(? AS BIGINT)),
-        claim$finished AS ({finish} RETURNING 1),
+        claim$finished AS ({finish} RETURNING id AS finished$id),
         claim$due (due_id) AS MATERIALIZED (
           SELECT id FROM {table}
           WHERE state = 0 AND available_at <= statement_timestamp(){filter}
@@ -61,6 +61,72 @@ final class PostgresQueueSql implements QueueSqlHome {
         FROM (SELECT COUNT(*) AS finished$rows FROM claim$finished) claim$count
         LEFT JOIN claim$claimed ON TRUE""";
   }
+
+  // Runs: each keyed head brings the next rows of its key, read by the key index in id order up
+  // to the first that is not due. Every head gets an equal share of the batch ((limit - 1) / heads
+  // rows), so one long key does not crowd out the others; the runs are then cut to the batch, the
+  // first rows behind every head before the second ones. The heads' locks keep the runs theirs:
+  // no other claim can take a row whose key has an older pending row (the {filter}).
+
+  /** Params: leased_by, lease millis. */
+  @Override
+  public String claimRuns() {
+    return """
+        WITH claim$lease (lease_owner, lease_millis) AS (SELECT CAST(? AS VARCHAR), CAST(? AS BIGINT)),
+        claim$heads (head_id, head_key, head_at) AS MATERIALIZED (
+          SELECT id, {key}, available_at FROM {table}
+          WHERE state = 0 AND available_at <= statement_timestamp(){filter}
+          ORDER BY available_at, id LIMIT {limit} FOR UPDATE SKIP LOCKED),
+        {runs}
+        UPDATE {table}
+        SET leased_by = claim$lease.lease_owner, attempts = attempts + 1, claims = claims + 1{claimSet},
+          available_at = statement_timestamp() + claim$lease.lease_millis * interval '1 millisecond'
+        FROM claim$due, claim$lease WHERE id = claim$due.due_id
+        RETURNING id, attempts, claims, created_at, {columns}"""
+        .replace("{runs}", RUNS);
+  }
+
+  /** Params: leased_by, lease millis, then the finish's: leased_by, claims, the ids. */
+  @Override
+  public String claimRunsAfterFinish() {
+    return """
+        WITH claim$lease (lease_owner, lease_millis) AS (SELECT CAST(? AS VARCHAR), CAST(? AS BIGINT)),
+        claim$finished AS ({finish} RETURNING id AS finished$id),
+        claim$heads (head_id, head_key, head_at) AS MATERIALIZED (
+          SELECT id, {key}, available_at FROM {table}
+          WHERE state = 0 AND available_at <= statement_timestamp(){filter}
+          ORDER BY available_at, id LIMIT {limit} FOR UPDATE SKIP LOCKED),
+        {runs},
+        claim$claimed AS (
+          UPDATE {table}
+          SET leased_by = claim$lease.lease_owner, attempts = attempts + 1, claims = claims + 1{claimSet},
+            available_at = statement_timestamp() + claim$lease.lease_millis * interval '1 millisecond'
+          FROM claim$due, claim$lease WHERE id = claim$due.due_id
+          RETURNING id, attempts, claims, created_at, {columns})
+        SELECT claim$claimed.*, claim$count.finished$rows
+        FROM (SELECT COUNT(*) AS finished$rows FROM claim$finished) claim$count
+        LEFT JOIN claim$claimed ON TRUE"""
+        .replace("{runs}", RUNS);
+  }
+
+  private static final String RUNS =
+      """
+      claim$next (next_id, next_pos, head_at, head_id) AS MATERIALIZED (
+          SELECT n.id, n.pos, h.head_at, h.head_id FROM claim$heads h CROSS JOIN LATERAL (
+            SELECT f.id, row_number() OVER (ORDER BY f.id) AS pos,
+              bool_and(f.available_at <= statement_timestamp()) OVER (ORDER BY f.id) AS ready
+            FROM (
+              SELECT id, available_at FROM {table} claim$follower
+              WHERE claim$follower.{key} = h.head_key AND claim$follower.state = 0
+                AND claim$follower.id > h.head_id
+              ORDER BY claim$follower.id
+              LIMIT (SELECT ({limit} - 1) / GREATEST(COUNT(*), 1) FROM claim$heads)) f) n
+          WHERE h.head_key IS NOT NULL AND n.ready),
+        claim$due (due_id) AS MATERIALIZED (
+          SELECT head_id FROM claim$heads
+          UNION ALL
+          (SELECT next_id FROM claim$next ORDER BY next_pos, head_at, head_id
+           LIMIT {limit} - (SELECT COUNT(*) FROM claim$heads)))""";
 
   /** Params: leased_by, lease millis, the excluded ids, the limit. */
   @Override
@@ -166,6 +232,7 @@ final class PostgresQueueSql implements QueueSqlHome {
             AS leased,
           (SELECT COUNT(*) FROM {table} WHERE state = 2) AS parked,
           (SELECT MIN(created_at) FROM {table} WHERE state = 0) AS oldest,
+          {blockedKeys} AS blocked_keys,
           statement_timestamp() AS db_now""";
   }
 

@@ -1,5 +1,6 @@
 package dev.postbox.internal.sql;
 
+import dev.postbox.BlockedKey;
 import dev.postbox.Parked;
 import dev.postbox.QueueStats;
 import java.sql.Connection;
@@ -42,7 +43,8 @@ public final class QueueAdminSql {
           rs.getLong("due"),
           rs.getLong("leased"),
           rs.getLong("parked"),
-          age.isNegative() ? Duration.ZERO : age);
+          age.isNegative() ? Duration.ZERO : age,
+          rs.getLong("blocked_keys"));
     }
   }
 
@@ -62,6 +64,31 @@ public final class QueueAdminSql {
                   sql.dialect.readInstant(rs, "created_at")));
         }
         return rows;
+      }
+    }
+  }
+
+  /** Keys blocked by a parked row, oldest first; empty unless parked rows block their keys. */
+  public List<BlockedKey> blockedKeys(Connection c, int limit) throws SQLException {
+    if (sql.blockedKeys == null) {
+      return List.of();
+    }
+    try (PreparedStatement ps = c.prepareStatement(sql.blockedKeys)) {
+      ps.setInt(1, limit);
+      try (ResultSet rs = ps.executeQuery()) {
+        List<BlockedKey> keys = new ArrayList<>();
+        while (rs.next()) {
+          Parked head =
+              new Parked(
+                  rs.getLong("id"),
+                  rs.getString("ref"),
+                  rs.getString("topic"),
+                  rs.getInt("attempts"),
+                  rs.getString("last_error"),
+                  sql.dialect.readInstant(rs, "created_at"));
+          keys.add(new BlockedKey(rs.getString("blocked_key"), head, rs.getLong("waiting")));
+        }
+        return keys;
       }
     }
   }

@@ -44,6 +44,14 @@ public final class QueueSql {
   final String replay;
   final String replayAll;
   final String discard;
+  final String blockedKeys; // null unless parked rows block their keys
+  // per-key order (null: the table has none); the runs a claim adds behind the heads it took
+  final KeyOrder keyOrder;
+  private final String claimRuns;
+  private final String claimRunsAfterFinish;
+  private final String followers;
+  private final String lockFollowers;
+  private final String leaseFollowers;
 
   private QueueSql(Dialect dialect, QueueSqlHome home, QueueTable<?> t, int batchSize) {
     this.dialect = dialect;
@@ -52,8 +60,15 @@ public final class QueueSql {
     this.statements = new Statements(dialect.inProcess());
     this.beginClaim = home.beginClaim();
     this.window = 2 * batchSize;
+    this.keyOrder = t.keyOrder();
     this.claim = fill(home.claim(), t, batchSize);
-    this.claimAfterFinish = fill(home.claimAfterFinish(), t, batchSize);
+    this.claimAfterFinish = fill(home.claimAfterFinish(), t, batchSize, FINISHED);
+    this.claimRuns = keyOrder == null ? null : fill(home.claimRuns(), t, batchSize);
+    this.claimRunsAfterFinish =
+        keyOrder == null ? null : fill(home.claimRunsAfterFinish(), t, batchSize, FINISHED);
+    this.followers = keyOrder == null ? null : fill(home.followers(), t, batchSize);
+    this.lockFollowers = keyOrder == null ? null : fill(home.lockFollowers(), t, batchSize);
+    this.leaseFollowers = keyOrder == null ? null : fill(home.leaseFollowers(), t, batchSize);
     this.probe = fill(home.probe(), t, batchSize);
     this.candidates = fill(home.candidates(), t, batchSize);
     this.probeCandidates = fill(home.probeCandidates(), t, batchSize);
@@ -74,6 +89,8 @@ public final class QueueSql {
     this.replay = fill(home.replay(), t, batchSize);
     this.replayAll = fill(home.replayAll(), t, batchSize);
     this.discard = fill(home.discard(), t, batchSize);
+    this.blockedKeys =
+        keyOrder != null && keyOrder.parkedBlocks() ? fill(home.blockedKeys(), t, batchSize) : null;
   }
 
   /** The statements of {@code table} on {@code dialect}'s database, claims of {@code batchSize}. */
@@ -95,14 +112,32 @@ public final class QueueSql {
     };
   }
 
+  // the rows a combined claim finishes, which its other parts still see as pending
+  private static final String FINISHED = "SELECT finished$id FROM claim$finished";
+
   private static String fill(String template, QueueTable<?> t, int batchSize) {
+    return fill(template, t, batchSize, null);
+  }
+
+  /** {@code finished}: a subquery of rows the statement finishes, or null. */
+  private static String fill(String template, QueueTable<?> t, int batchSize, String finished) {
     if (template == null) {
       return null;
     }
+    KeyOrder order = t.keyOrder();
+    String filter = t.claimFilter() + (order == null ? "" : order.headFilter(t.name(), finished));
     return template
         .replace("{table}", t.name())
         .replace("{columns}", t.itemColumns())
-        .replace("{filter}", t.claimFilter())
+        .replace("{filter}", filter)
+        .replace("{key}", order == null ? "NULL" : order.keyColumn())
+        .replace(
+            "{blockedKeys}",
+            order == null || !order.parkedBlocks()
+                ? "0"
+                : "(SELECT COUNT(DISTINCT {key}) FROM {table} WHERE state = 2 AND {key} IS NOT NULL)")
+        .replace("{key}", order == null ? "NULL" : order.keyColumn())
+        .replace("{table}", t.name())
         .replace("{claimSet}", t.claimSet())
         .replace("{doneSet}", t.doneSet())
         .replace("{ref}", t.refColumn())
@@ -141,12 +176,19 @@ public final class QueueSql {
         "{excluded}", n == 0 ? "" : " AND id NOT IN (" + SqlText.marks(n) + ")");
   }
 
-  String probe(int excluded) {
-    return excluded(probe, excluded);
+  String probe(Probe probe) {
+    return excluded(fresh(this.probe, probe), probe.excluded().size());
   }
 
-  String candidates(int excluded, boolean probe) {
-    return excluded(probe ? probeCandidates : candidates, excluded);
+  /** The candidates' read; a probe's ({@code probe} not null) newest first. */
+  String candidates(int excluded, Probe probe) {
+    return excluded(probe == null ? candidates : fresh(probeCandidates, probe), excluded);
+  }
+
+  /** A probe that must be fresh reads only rows never attempted (see {@link Probe}). */
+  private static String fresh(String template, Probe probe) {
+    return template.replace(
+        "{excluded}", (probe.fresh() ? " AND attempts = 0" : "") + "{excluded}");
   }
 
   String lockCandidates(int n, boolean probe) {
@@ -164,6 +206,43 @@ public final class QueueSql {
 
   String claimAfterFinish(int n, boolean keepDone) {
     return claimAfterFinish.replace("{finish}", finishSql(n, keepDone));
+  }
+
+  /** The claim of heads and the runs behind them, where the database does it in one statement. */
+  String claimRuns() {
+    return claimRuns;
+  }
+
+  /** {@link #claimRuns} that first finishes {@code n} delivered rows. */
+  String claimRunsAfterFinish(int n, boolean keepDone) {
+    return claimRunsAfterFinish.replace("{finish}", finishSql(n, keepDone));
+  }
+
+  /** The key column a claimed row keeps its order by; null if the table is not ordered. */
+  String keyColumn() {
+    return keyOrder == null ? null : keyOrder.keyColumn();
+  }
+
+  /** Whether this database claims runs in its claim statement ({@link #claimRuns}). */
+  boolean runsInClaim() {
+    return claimRuns != null;
+  }
+
+  /** The next rows behind {@code heads} heads: a UNION ALL of {@link QueueSqlHome#followers}. */
+  String followers(int heads) {
+    StringBuilder sql = new StringBuilder();
+    for (int i = 0; i < heads; i++) {
+      sql.append(i == 0 ? "" : " UNION ALL ").append(followers.replace("{n}", Integer.toString(i)));
+    }
+    return sql.toString();
+  }
+
+  String lockFollowers(int n) {
+    return ids(lockFollowers, n);
+  }
+
+  String leaseFollowers(int n) {
+    return ids(leaseFollowers, n);
   }
 
   /** Binds {@code ids} (if any) from parameter {@code p}; returns the next parameter's index. */

@@ -5,12 +5,14 @@ import java.util.List;
 /**
  * The statements of one database, as templates. Placeholders, filled once per table by {@link
  * QueueSql}: {@code {table}} the table's name; {@code {columns}} its own columns a claim returns;
- * {@code {filter}} its extra claim condition ({@code " AND …"} or nothing); {@code {claimSet}} and
- * {@code {doneSet}} its extra assignments when claimed and when finished ({@code ", …"} or
- * nothing); {@code {ref}} and {@code {topic}} its row reference and topic columns; {@code {limit}}
- * the batch size and {@code {window}} twice it, written in as digits. Filled per statement: {@code
- * {ids}} as many {@code ?} as ids are bound, {@code {excluded}} nothing or {@code " AND id NOT IN
- * (?, …)"}. Every other value is a bound parameter, named in order in each comment.
+ * {@code {filter}} its extra claim condition ({@code " AND …"} or nothing; for a table ordered by
+ * key it includes that a keyed row is the head of its key, see {@link KeyOrder}); {@code {key}} the
+ * key column of such a table; {@code {claimSet}} and {@code {doneSet}} its extra assignments when
+ * claimed and when finished ({@code ", …"} or nothing); {@code {ref}} and {@code {topic}} its row
+ * reference and topic columns; {@code {limit}} the batch size and {@code {window}} twice it,
+ * written in as digits. Filled per statement: {@code {ids}} as many {@code ?} as ids are bound,
+ * {@code {excluded}} nothing or {@code " AND id NOT IN (?, …)"}. Every other value is a bound
+ * parameter, named in order in each comment.
  *
  * <p>States: 0 pending, 1 done (kept for retention), 2 parked. Every change of a claimed row is
  * fenced by {@code leased_by} and {@code claims}, which only grows.
@@ -50,6 +52,47 @@ interface QueueSqlHome {
    * Params: leased_by, lease millis, the excluded ids, the limit.
    */
   default String probe() {
+    return null;
+  }
+
+  /**
+   * For a table ordered by key, where the database does it in one statement: {@link #claim}, whose
+   * rows are heads of their keys, plus the runs behind the keyed heads: the next due rows of the
+   * key, up to the first that is not due, shared so that all rows come to at most {limit}. Params:
+   * leased_by, lease millis.
+   */
+  default String claimRuns() {
+    return null;
+  }
+
+  /** {@link #claimRuns} that first finishes delivered rows, as {@link #claimAfterFinish}. */
+  default String claimRunsAfterFinish() {
+    return null;
+  }
+
+  /**
+   * For a table ordered by key where a claim adds the runs in a second step: one branch {@code {n}}
+   * of a UNION ALL that reads, without locks, the ids of the next pending rows of a key behind its
+   * head, oldest first, each with {@code run_key} and {@code ready} (1 if due). Params: the key,
+   * the head's id, how many.
+   */
+  default String followers() {
+    return null;
+  }
+
+  /**
+   * Locks the followers {@code {ids}} still pending and due, and reads them as a claim does.
+   * Params: the ids.
+   */
+  default String lockFollowers() {
+    return null;
+  }
+
+  /**
+   * Where the claim holds the write lock: leases the followers {@code {ids}} and returns them as a
+   * claim does. Params: leased_by, lease millis, the ids.
+   */
+  default String leaseFollowers() {
     return null;
   }
 
@@ -123,8 +166,27 @@ interface QueueSqlHome {
   /** Rows not finished and not parked. No params. */
   String countPending();
 
-  /** Pending, due, leased, parked counts, the oldest pending row's time and now. No params. */
+  /**
+   * Pending, due, leased, parked counts, the oldest pending row's time, the blocked keys ({@code
+   * {blockedKeys}}, an expression) and now. No params.
+   */
   String stats();
+
+  /**
+   * On a table ordered by key whose parked rows block their keys: up to {@code ?} such keys, oldest
+   * parked first, each with its parked row and the count of rows waiting behind it. Params: the
+   * limit.
+   */
+  default String blockedKeys() {
+    return """
+        SELECT p.{key} AS blocked_key, p.id, p.{ref} AS ref, p.{topic} AS topic, p.attempts,
+          p.last_error, p.created_at,
+          (SELECT COUNT(*) FROM {table} w WHERE w.{key} = p.{key} AND w.state = 0) AS waiting
+        FROM {table} p
+        WHERE p.state = 2 AND p.{key} IS NOT NULL AND NOT EXISTS (
+          SELECT 1 FROM {table} e WHERE e.{key} = p.{key} AND e.state = 2 AND e.id < p.id)
+        ORDER BY p.id LIMIT ?""";
+  }
 
   /** Up to {@code ?} parked rows, oldest first. Params: the limit. */
   String parked();

@@ -15,6 +15,7 @@ package dev.postbox.internal.sql;
  * @param claimSet extra SET assignments of a claim ("" for none)
  * @param checkedColumns table-specific columns whose absence {@code start()} reports
  * @param reader maps a claimed row
+ * @param keyOrder how rows of one key keep their order; null if they need not
  */
 public record QueueTable<T>(
     String name,
@@ -25,4 +26,30 @@ public record QueueTable<T>(
     String claimFilter,
     String claimSet,
     String checkedColumns,
-    RowReader<T> reader) {}
+    RowReader<T> reader,
+    KeyOrder keyOrder) {
+
+  /** A table whose rows are delivered in no particular order. */
+  public QueueTable(
+      String name,
+      String itemColumns,
+      String refColumn,
+      String topicColumn,
+      String doneSet,
+      String claimFilter,
+      String claimSet,
+      String checkedColumns,
+      RowReader<T> reader) {
+    this(
+        name,
+        itemColumns,
+        refColumn,
+        topicColumn,
+        doneSet,
+        claimFilter,
+        claimSet,
+        checkedColumns,
+        reader,
+        null);
+  }
+}

@@ -55,6 +55,31 @@ final class SqliteQueueSql implements QueueSqlHome {
         RETURNING id, attempts, claims, created_at, {columns}""");
   }
 
+  /** Params: the key, the head's id, how many. */
+  @Override
+  public String followers() {
+    return sql(
+        """
+        SELECT * FROM (
+          SELECT id, {key} AS run_key, CASE WHEN available_at <= {now} THEN 1 ELSE 0 END AS ready
+          FROM {table} WHERE {key} = ? AND state = 0 AND id > ? ORDER BY id LIMIT ?) AS run{n}""");
+  }
+
+  /**
+   * Under the claim's write lock the followers read are still due. Params: leased_by, lease millis,
+   * the ids.
+   */
+  @Override
+  public String leaseFollowers() {
+    return sql(
+        """
+        UPDATE {table}
+        SET leased_by = ?, attempts = attempts + 1, claims = claims + 1{claimSet},
+          available_at = ({now} + ?)
+        WHERE id IN ({ids})
+        RETURNING id, attempts, claims, created_at, {columns}""");
+  }
+
   /** Params: leased_by, claims, the ids. */
   @Override
   public String delete() {
@@ -133,6 +158,7 @@ final class SqliteQueueSql implements QueueSqlHome {
            WHERE state = 0 AND available_at > {now} AND leased_by IS NOT NULL) AS leased,
           (SELECT COUNT(*) FROM {table} WHERE state = 2) AS parked,
           (SELECT MIN(created_at) FROM {table} WHERE state = 0) AS oldest,
+          {blockedKeys} AS blocked_keys,
           {now} AS db_now""");
   }
 

@@ -4,6 +4,7 @@ import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.util.ArrayList;
 import java.util.List;
 
 /**
@@ -28,7 +29,7 @@ final class WriteLockedClaim implements ClaimStrategy {
   public <T> void claim(
       Connection c,
       int limit,
-      List<Long> probe,
+      Probe probe,
       Finish finish,
       RowReader<T> reader,
       List<Claimed<T>> into)
@@ -43,19 +44,22 @@ final class WriteLockedClaim implements ClaimStrategy {
         }
         sql.statements.with(
             c,
-            probe != null ? sql.probe(probe.size()) : sql.claim,
+            probe != null ? sql.probe(probe) : sql.claim,
             ps -> {
               int p = 1;
               ps.setString(p++, owner);
               ps.setLong(p++, leaseMillis);
               if (probe != null) { // a normal claim's limit is the batch size, in its SQL
-                ps.setInt(QueueSql.bindIds(ps, p, probe), limit);
+                ps.setInt(QueueSql.bindIds(ps, p, probe.excluded()), limit);
               }
               try (ResultSet rs = ps.executeQuery()) {
-                ClaimedRows.read(rs, sql.dialect, 0, reader, into, null);
+                ClaimedRows.read(rs, sql.dialect, 0, reader, into, null, sql.keyColumn());
               }
               return null;
             });
+        if (sql.keyOrder != null && probe == null && !into.isEmpty()) {
+          addRuns(c, limit, reader, into);
+        }
         s.execute("COMMIT");
       } catch (Throwable e) { // even an Error must not commit or leave a transaction open
         try {
@@ -66,5 +70,29 @@ final class WriteLockedClaim implements ClaimStrategy {
         throw e;
       }
     }
+  }
+
+  /** Leases the runs behind the heads in {@code into} ({@link Runs}); the write lock is held. */
+  private <T> void addRuns(Connection c, int limit, RowReader<T> reader, List<Claimed<T>> into)
+      throws SQLException {
+    List<List<Long>> runs = Runs.plan(sql, c, into, limit);
+    List<Long> ids = Runs.ids(runs);
+    if (ids.isEmpty()) {
+      return;
+    }
+    List<Claimed<T>> leased = new ArrayList<>(ids.size());
+    sql.statements.with(
+        c,
+        sql.leaseFollowers(ids.size()),
+        ps -> {
+          ps.setString(1, owner);
+          ps.setLong(2, leaseMillis);
+          QueueSql.bindIds(ps, 3, ids);
+          try (ResultSet rs = ps.executeQuery()) {
+            ClaimedRows.read(rs, sql.dialect, 0, reader, leased, null, sql.keyColumn());
+          }
+          return null;
+        });
+    into.addAll(Runs.unbroken(runs, leased));
   }
 }

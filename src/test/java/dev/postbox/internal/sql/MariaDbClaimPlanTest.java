@@ -79,12 +79,65 @@ class MariaDbClaimPlanTest {
     try (Connection c = db.dataSource().getConnection();
         Statement s = c.createStatement()) {
       s.execute("ANALYZE TABLE postbox_jobs");
-      List<Map<String, String>> steps = steps(s, "EXPLAIN " + sql.candidates(0, false));
+      List<Map<String, String>> steps = steps(s, "EXPLAIN " + sql.candidates(0, null));
       assertEquals(2, steps.size(), "candidates plan: " + steps);
       assertEquals("postbox_jobs_claim", steps.get(0).get("key"), "candidates plan: " + steps);
       assertFalse(steps.get(0).get("Extra").contains("filesort"), "candidates plan: " + steps);
       assertEquals(
           "postbox_jobs_running_key", steps.get(1).get("key"), "candidates plan: " + steps);
+    }
+  }
+
+  @Test
+  void orderedClaimChecksEachCandidateIsTheHeadOfItsKeyByTheKeyIndex() throws Exception {
+    try (Connection c = db.dataSource().getConnection();
+        var ps =
+            c.prepareStatement(
+                "INSERT INTO postbox_outbox"
+                    + " (event_id, topic, msg_key, payload, available_at, created_at)"
+                    + " VALUES (?, 't', ?, '{}', UTC_TIMESTAMP(6), UTC_TIMESTAMP(6))")) {
+      for (int i = 0; i < 5000; i++) {
+        ps.setString(1, "k" + i);
+        ps.setString(2, "key" + (i % 50));
+        ps.addBatch();
+      }
+      ps.executeBatch();
+    }
+    QueueSql sql =
+        QueueSql.of(
+            Dialects.of(Database.MYSQL),
+            new QueueTable<>(
+                "postbox_outbox",
+                "event_id, topic, msg_key, payload, headers",
+                "event_id",
+                "topic",
+                "",
+                "",
+                "",
+                "",
+                null,
+                new KeyOrder("msg_key", true)),
+            100);
+    try (Connection c = db.dataSource().getConnection();
+        Statement s = c.createStatement()) {
+      s.execute("ANALYZE TABLE postbox_outbox");
+      List<Map<String, String>> steps = steps(s, "EXPLAIN " + sql.candidates(0, null));
+      assertEquals(2, steps.size(), "candidates plan: " + steps);
+      assertEquals("postbox_outbox_claim", steps.get(0).get("key"), "candidates plan: " + steps);
+      assertFalse(steps.get(0).get("Extra").contains("filesort"), "candidates plan: " + steps);
+      assertEquals("postbox_outbox_key", steps.get(1).get("key"), "key check plan: " + steps);
+      List<Map<String, String>> runs =
+          steps(
+              s,
+              "EXPLAIN "
+                  + dev.postbox.internal.jdbc.SqlText.inline(
+                      sql.followers(1), List.of("'key1'", "0", "10")));
+      boolean keyIndex = false;
+      for (Map<String, String> step : runs) {
+        keyIndex |= "postbox_outbox_key".equals(step.get("key"));
+        assertFalse(step.get("Extra").contains("filesort"), "runs plan: " + runs);
+      }
+      assertTrue(keyIndex, "runs plan: " + runs);
     }
   }
 
@@ -137,7 +190,7 @@ class MariaDbClaimPlanTest {
     try (Connection c = db.dataSource().getConnection();
         Statement s = c.createStatement()) {
       s.execute("ANALYZE TABLE " + table);
-      Map<String, String> plan = plan(s, "EXPLAIN " + sql.candidates(0, false));
+      Map<String, String> plan = plan(s, "EXPLAIN " + sql.candidates(0, null));
       assertEquals(index, plan.get("key"), "candidates plan: " + plan);
       // ref on state = 0 walked in (available_at, id) order, available_at checked in the index; the
       // index covers the ids, so no row is read, and LIMIT stops the walk

@@ -1,0 +1,10 @@
+package dev.postbox;
+
+/**
+ * A key whose delivery is stopped by a parked message ({@link OrderedParking#BLOCK_KEY}).
+ *
+ * @param key the message key
+ * @param head the parked message at the head of the key, which must be replayed or discarded
+ * @param waiting messages of the key waiting behind it
+ */
+public record BlockedKey(String key, Parked head, long waiting) {}
