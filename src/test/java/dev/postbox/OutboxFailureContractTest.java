@@ -7,6 +7,7 @@ import dev.postbox.testing.Await;
 import dev.postbox.testing.RecordingTransport;
 import dev.postbox.testing.Sql;
 import dev.postbox.testing.ThreadFaults;
+import java.sql.Connection;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -17,6 +18,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -268,6 +270,59 @@ public abstract class OutboxFailureContractTest extends OutboxSuite {
     Await.until(
         Duration.ofSeconds(15), "recovery", () -> transport.total.get() == 20 && rows() == 0);
     assertEquals(0, transport.duplicated());
+  }
+
+  @Test
+  void probesAlternateEndsSoPoisonAtTheNewestEndCannotHoldBackAnOlderHealthyMessage()
+      throws Exception {
+    // ordered by key, a key's head is its oldest pending message, so poison heads can be newer
+    // than every healthy one: probing from the newest end only walked through all of them first.
+    // Here the healthy message has the lowest id but commits only after the outage began.
+    Assumptions.assumeTrue(
+        db.database() != Database.SQLITE, "SQLite has one writer: no open transaction to hold");
+    List<String> calls = new CopyOnWriteArrayList<>();
+    RecordingTransport transport =
+        new RecordingTransport() {
+          @Override
+          public void send(Envelope envelope) throws Exception {
+            calls.add(envelope.eventId());
+            if (envelope.topic().equals("poison")) {
+              throw new IllegalStateException("poison");
+            }
+            super.send(envelope);
+          }
+        };
+    CountDownLatch outageStarted = new CountDownLatch(1);
+    try (Connection held = ds.getConnection()) {
+      held.setAutoCommit(false);
+      assertTrue(outbox.add(held, Message.of("t", "{}").eventId("healthy")));
+      List<Message> poison = new ArrayList<>();
+      for (int i = 0; i < 8; i++) {
+        poison.add(Message.of("poison", "{}").eventId("p-" + i));
+      }
+      add(poison.toArray(Message[]::new));
+      started(
+          dispatcher(transport)
+              .concurrency(1)
+              .batchSize(1)
+              .pollInterval(Duration.ofMillis(200))
+              .listener(
+                  new Listener() {
+                    @Override
+                    public void outageStarted(String table) {
+                      outageStarted.countDown();
+                    }
+                  }));
+      Await.until(
+          WAIT, "three poison failures taken for an outage", () -> outageStarted.getCount() == 0);
+      held.commit();
+    }
+    int callsBefore = calls.size();
+    Await.until(WAIT, "the healthy message", () -> transport.count("healthy") == 1);
+    List<String> seen = List.copyOf(calls); // a snapshot: probes go on while the test reads
+    List<String> between = seen.subList(callsBefore, seen.indexOf("healthy"));
+    // the first probe takes the newest (poison), the second the oldest: the healthy message
+    assertTrue(between.size() <= 1, "poison probed before the healthy message: " + between);
   }
 
   @Test

@@ -130,21 +130,22 @@ final class ClaimLoop<T> implements Runnable {
     List<Claimed<T>> rows;
     Carried carried = null; // successes this claim records too
     try {
-      // in an outage the one row claimed is a probe: the newest never attempted and not probed
-      // yet in this outage, else the newest not probed yet, else (every due row failed a probe)
-      // the newest again
+      // in an outage the one row claimed is a probe, from the newest and the oldest end by turns:
+      // one never attempted and not probed yet in this outage, else one not probed yet, else
+      // (every due row failed a probe) any again
       List<Long> probed = outage.probeExclusions();
+      boolean oldest = probed != null && outage.probeFromOldest();
       carried = probed == null ? writer.queue().takeForClaim() : null;
       List<Claimed<T>> claimed =
-          claim(limit, probed == null ? null : new Probe(probed, true), carried);
+          claim(limit, probed == null ? null : new Probe(probed, true, oldest), carried);
       if (carried != null) {
         writer.carried(carried);
         carried = null;
       }
       if (claimed.isEmpty() && probed != null) {
-        claimed = claim(limit, new Probe(probed, false), null);
+        claimed = claim(limit, new Probe(probed, false, oldest), null);
         if (claimed.isEmpty() && !probed.isEmpty()) {
-          claimed = claim(limit, new Probe(List.of(), false), null);
+          claimed = claim(limit, new Probe(List.of(), false, oldest), null);
         }
       }
       rows = claimed;

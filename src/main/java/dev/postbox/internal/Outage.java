@@ -42,6 +42,7 @@ final class Outage {
   private boolean probeRequested; // guarded by lock
   // rows whose probe failed in this outage, newest last: the next probe skips them
   private final ArrayDeque<Long> probed = new ArrayDeque<>(); // guarded by lock
+  private long failedProbes; // in this outage; guarded by lock
   static final int PROBED_REMEMBERED = 16;
 
   Outage(LaneSettings settings, String table) {
@@ -131,6 +132,20 @@ final class Outage {
     }
   }
 
+  /**
+   * Whether the next probe takes the oldest due row rather than the newest: every other probe, so
+   * that poison gathered at one end cannot hold back the healthy rows at the other (see {@code
+   * Probe}).
+   */
+  boolean probeFromOldest() {
+    lock.lock();
+    try {
+      return failedProbes % 2 == 1;
+    } finally {
+      lock.unlock();
+    }
+  }
+
   /** True while dispatch is paused for an outage. */
   boolean active() {
     return active;
@@ -180,6 +195,7 @@ final class Outage {
       long now = System.nanoTime();
       if (active) {
         if (rowId == probeRowId) {
+          failedProbes++;
           probed.remove(rowId);
           probed.addLast(rowId);
           if (probed.size() > PROBED_REMEMBERED) {
@@ -201,6 +217,7 @@ final class Outage {
       }
       active = true;
       probed.clear();
+      failedProbes = 0;
       startedNanos = now;
       pauseNanos = initialPauseNanos;
       nextProbeNanos = now + pauseNanos;

@@ -148,6 +148,7 @@ public final class DispatcherProcess {
       if (!mode.equals("jobs")) {
         Outbox outbox =
             Outbox.builder()
+                .orderedByKey(Boolean.parseBoolean(args.getOrDefault("ordered", "true")))
                 .onParked(OrderedParking.valueOf(args.getOrDefault("on-parked", "BLOCK_KEY")))
                 .build();
         b.outbox(outbox, transport(instance));

@@ -76,6 +76,7 @@ final class OrderedPoisonScenario {
           db.count(
               "SELECT COUNT(*) FROM rel_deliveries d JOIN postbox_outbox o"
                   + " ON o.event_id = d.event_id WHERE o.state = 0");
+      long parkedBefore = h.parked();
       long blockedKeys;
       Set<String> heads = new HashSet<>();
       try (Connection c = db.ds().getConnection()) {
@@ -91,7 +92,6 @@ final class OrderedPoisonScenario {
       } catch (SQLException e) {
         throw new IllegalStateException(e);
       }
-      long parkedBefore = h.parked();
       Duration drain = h.awaitQuiet(Duration.ofMinutes(p.pick(2, 5)), cs);
       h.stopAll();
       Set<String> poisonIds = new HashSet<>();

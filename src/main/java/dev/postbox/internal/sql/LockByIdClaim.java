@@ -84,7 +84,7 @@ class LockByIdClaim implements ClaimStrategy {
         break;
       }
       try (PreparedStatement ps =
-          c.prepareStatement(sql.lockCandidates(candidates.size(), probe != null))) {
+          c.prepareStatement(sql.lockCandidates(candidates.size(), probe))) {
         ps.setInt(QueueSql.bindIds(ps, 1, candidates), limit - into.size());
         try (ResultSet rs = ps.executeQuery()) {
           // the SELECT sees the counts before the UPDATE adds one

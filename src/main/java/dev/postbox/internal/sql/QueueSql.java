@@ -177,22 +177,28 @@ public final class QueueSql {
   }
 
   String probe(Probe probe) {
-    return excluded(fresh(this.probe, probe), probe.excluded().size());
+    return excluded(shaped(this.probe, probe), probe.excluded().size());
   }
 
-  /** The candidates' read; a probe's ({@code probe} not null) newest first. */
+  /** The candidates' read; a probe's ({@code probe} not null) from the end it asks for. */
   String candidates(int excluded, Probe probe) {
-    return excluded(probe == null ? candidates : fresh(probeCandidates, probe), excluded);
+    return excluded(probe == null ? candidates : shaped(probeCandidates, probe), excluded);
   }
 
-  /** A probe that must be fresh reads only rows never attempted (see {@link Probe}). */
-  private static String fresh(String template, Probe probe) {
-    return template.replace(
-        "{excluded}", (probe.fresh() ? " AND attempts = 0" : "") + "{excluded}");
+  String lockCandidates(int n, Probe probe) {
+    return ids(probe == null ? lockCandidates : shaped(lockProbeCandidates, probe), n);
   }
 
-  String lockCandidates(int n, boolean probe) {
-    return ids(probe ? lockProbeCandidates : lockCandidates, n);
+  /**
+   * A probe statement (newest first in every home) shaped as {@code probe} asks: oldest due first,
+   * and only rows never attempted if fresh (see {@link Probe}).
+   */
+  private static String shaped(String template, Probe probe) {
+    String t =
+        probe.oldest()
+            ? template.replace("ORDER BY id DESC", "ORDER BY available_at, id")
+            : template;
+    return t.replace("{excluded}", (probe.fresh() ? " AND attempts = 0" : "") + "{excluded}");
   }
 
   String lease(int n) {

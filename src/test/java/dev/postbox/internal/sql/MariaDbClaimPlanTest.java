@@ -199,7 +199,7 @@ class MariaDbClaimPlanTest {
       assertFalse(plan.get("Extra").contains("filesort"), "candidates plan: " + plan);
       // the locking step looks up only the candidates, by primary key, in its order
       String lock =
-          sql.lockCandidates(3, false).replaceFirst("\\?, \\?, \\?", "1, 2, 3").replace("?", "3");
+          sql.lockCandidates(3, null).replaceFirst("\\?, \\?, \\?", "1, 2, 3").replace("?", "3");
       plan = plan(s, "EXPLAIN " + lock);
       assertEquals("PRIMARY", plan.get("key"), "lock plan: " + plan);
       assertEquals("range", plan.get("type"), "lock plan: " + plan);
