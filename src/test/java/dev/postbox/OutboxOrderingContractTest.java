@@ -164,6 +164,29 @@ public abstract class OutboxOrderingContractTest extends OutboxSuite {
   }
 
   @Test
+  void otherKeysDoNotWaitEvenBehindMoreWaitingRowsThanAClaimSearchesForHeads() {
+    // a claim of 5 looks for heads among the first 100 pending rows; k's 150 waiting rows fill
+    // them all, so it must look further to find j
+    OrderedTransport t = new OrderedTransport();
+    t.fails = (id, attempt) -> id.equals("k-0"); // parks at once: maxAttempts 1
+    addKeyed(t, outbox, "k", 1);
+    List<Message> waiting = new java.util.ArrayList<>();
+    for (int i = 1; i <= 150; i++) {
+      waiting.add(Message.of("t", "{}").eventId("k-" + i).key("k"));
+      t.checker.committed("k", "k-" + i);
+    }
+    Sql.commit(ds, c -> outbox.addAll(c, waiting));
+    addKeyed(t, outbox, "j", 3);
+    started(dispatcher(t).maxAttempts(1).batchSize(5));
+    Await.until(WAIT, "the other key", () -> t.checker.delivered() == 3);
+    assertEquals(List.of("j-0", "j-1", "j-2"), t.checker.firstSends("j"));
+    assertEquals(1, t.calls("k-0"), "the head, parked at once");
+    for (int i = 1; i <= 150; i++) {
+      assertEquals(0, t.calls("k-" + i), "k-" + i + " never attempted behind its parked head");
+    }
+  }
+
+  @Test
   void aMessageBeingRetriedHoldsItsKey() {
     OrderedTransport t = new OrderedTransport();
     t.fails = (id, attempt) -> id.equals("k-1") && attempt <= 3;

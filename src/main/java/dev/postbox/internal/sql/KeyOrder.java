@@ -15,6 +15,25 @@ public record KeyOrder(String keyColumn, boolean parkedBlocks) {
   }
 
   /**
+   * The claim condition that bounds the search for heads to the {@code scan} pending rows that come
+   * due first (ties included), for a row of {@code table}. Without it a claim looking for heads
+   * reads past every row waiting behind a head already leased or retrying: with few keys and a deep
+   * backlog, every row of the table per claim (10 keys, 50,000 rows on PostgreSQL: 260 msg/s). With
+   * it the claim's index range ends there. A claim that finds no head in that window runs again
+   * without it (see {@code QueueSql}), so a key whose head sits behind more waiting rows than the
+   * window still gets its turn.
+   */
+  String window(String table, int scan) {
+    return " AND "
+        + table
+        + ".available_at <= (SELECT MAX(claim_w.available_at) FROM (SELECT available_at FROM "
+        + table
+        + " WHERE state = 0 ORDER BY available_at, id LIMIT "
+        + scan
+        + ") claim_w)";
+  }
+
+  /**
    * The claim condition that a keyed row is the head of its key, for a row of {@code table}; rows
    * whose id is in {@code gone} (a subquery, or null) count as finished already.
    */

@@ -78,8 +78,15 @@ class LockByIdClaim implements ClaimStrategy {
       throws SQLException {
     List<Long> tried = new ArrayList<>(probe == null ? List.of() : probe.excluded());
     int size = probe == null ? sql.window : 2 * limit;
+    // ordered by key, heads are first looked for among the first pending rows only; if there are
+    // none there, among all
+    boolean far = false;
     for (int window = 1; into.size() < limit; window++) {
-      List<Long> candidates = candidates(c, size, probe, tried);
+      List<Long> candidates = candidates(c, size, probe, tried, far);
+      if (candidates.isEmpty() && window == 1 && sql.keyOrder != null && probe == null) {
+        far = true;
+        candidates = candidates(c, size, probe, tried, true);
+      }
       if (candidates.isEmpty()) {
         break;
       }
@@ -123,10 +130,11 @@ class LockByIdClaim implements ClaimStrategy {
   }
 
   /** Ids of due rows but {@code excluded}, read without locks; newest first for a probe. */
-  private List<Long> candidates(Connection c, int size, Probe probe, List<Long> excluded)
-      throws SQLException {
+  private List<Long> candidates(
+      Connection c, int size, Probe probe, List<Long> excluded, boolean far) throws SQLException {
     List<Long> ids = new ArrayList<>(size);
-    try (PreparedStatement ps = c.prepareStatement(sql.candidates(excluded.size(), probe))) {
+    String read = far ? sql.candidatesFar(excluded.size()) : sql.candidates(excluded.size(), probe);
+    try (PreparedStatement ps = c.prepareStatement(read)) {
       int p = QueueSql.bindIds(ps, 1, excluded);
       if (probe != null) {
         ps.setInt(p, size);

@@ -60,5 +60,18 @@ final class OneStatementClaim implements ClaimStrategy {
           }
           return null;
         });
+    if (runs && into.isEmpty()) { // no head among the first pending rows: look at all of them
+      sql.statements.with(
+          c,
+          sql.claimRunsFar(),
+          ps -> {
+            ps.setString(1, owner);
+            ps.setLong(2, leaseMillis);
+            try (ResultSet rs = ps.executeQuery()) {
+              ClaimedRows.read(rs, sql.dialect, 0, reader, into, null, sql.keyColumn());
+            }
+            return null;
+          });
+    }
   }
 }

@@ -49,6 +49,11 @@ public final class QueueSql {
   final KeyOrder keyOrder;
   private final String claimRuns;
   private final String claimRunsAfterFinish;
+  // the same claims without the window on the search for heads (see KeyOrder.window): run when
+  // the windowed claim found no head
+  final String claimFar;
+  private final String claimRunsFar;
+  private final String candidatesFar;
   private final String followers;
   private final String lockFollowers;
   private final String leaseFollowers;
@@ -61,16 +66,20 @@ public final class QueueSql {
     this.beginClaim = home.beginClaim();
     this.window = 2 * batchSize;
     this.keyOrder = t.keyOrder();
-    this.claim = fill(home.claim(), t, batchSize);
+    this.claim = windowed(home.claim(), t, batchSize, null);
     this.claimAfterFinish = fill(home.claimAfterFinish(), t, batchSize, FINISHED);
-    this.claimRuns = keyOrder == null ? null : fill(home.claimRuns(), t, batchSize);
+    this.claimRuns = keyOrder == null ? null : windowed(home.claimRuns(), t, batchSize, null);
     this.claimRunsAfterFinish =
-        keyOrder == null ? null : fill(home.claimRunsAfterFinish(), t, batchSize, FINISHED);
+        keyOrder == null ? null : windowed(home.claimRunsAfterFinish(), t, batchSize, FINISHED);
+    this.claimFar = keyOrder == null ? null : fill(home.claim(), t, batchSize, null, false);
+    this.claimRunsFar = keyOrder == null ? null : fill(home.claimRuns(), t, batchSize, null, false);
+    this.candidatesFar =
+        keyOrder == null ? null : fill(home.candidates(), t, batchSize, null, false);
     this.followers = keyOrder == null ? null : fill(home.followers(), t, batchSize);
     this.lockFollowers = keyOrder == null ? null : fill(home.lockFollowers(), t, batchSize);
     this.leaseFollowers = keyOrder == null ? null : fill(home.leaseFollowers(), t, batchSize);
     this.probe = fill(home.probe(), t, batchSize);
-    this.candidates = fill(home.candidates(), t, batchSize);
+    this.candidates = windowed(home.candidates(), t, batchSize, null);
     this.probeCandidates = fill(home.probeCandidates(), t, batchSize);
     this.lockCandidates = fill(home.lockCandidates(), t, batchSize);
     this.lockProbeCandidates = fill(home.lockProbeCandidates(), t, batchSize);
@@ -119,13 +128,31 @@ public final class QueueSql {
     return fill(template, t, batchSize, null);
   }
 
-  /** {@code finished}: a subquery of rows the statement finishes, or null. */
   private static String fill(String template, QueueTable<?> t, int batchSize, String finished) {
+    return fill(template, t, batchSize, finished, false);
+  }
+
+  /** A claim's search for heads, windowed where the table is ordered by key (KeyOrder.window). */
+  private static String windowed(String template, QueueTable<?> t, int batchSize, String finished) {
+    return fill(template, t, batchSize, finished, true);
+  }
+
+  /**
+   * {@code finished}: a subquery of rows the statement finishes, or null; {@code windowed}: whether
+   * a table ordered by key searches for heads only among the first pending rows.
+   */
+  private static String fill(
+      String template, QueueTable<?> t, int batchSize, String finished, boolean windowed) {
     if (template == null) {
       return null;
     }
     KeyOrder order = t.keyOrder();
-    String filter = t.claimFilter() + (order == null ? "" : order.headFilter(t.name(), finished));
+    String filter =
+        t.claimFilter()
+            + (order == null
+                ? ""
+                : order.headFilter(t.name(), finished)
+                    + (windowed ? order.window(t.name(), scan(batchSize)) : ""));
     return template
         .replace("{table}", t.name())
         .replace("{columns}", t.itemColumns())
@@ -144,6 +171,11 @@ public final class QueueSql {
         .replace("{topic}", t.topicColumn())
         .replace("{limit}", Integer.toString(batchSize))
         .replace("{window}", Integer.toString(2 * batchSize));
+  }
+
+  /** How many pending rows a claim searches for heads: a few batches' worth. */
+  static int scan(int batchSize) {
+    return Math.max(4 * batchSize, 100);
   }
 
   public Dialect dialect() {
@@ -185,6 +217,11 @@ public final class QueueSql {
     return excluded(probe == null ? candidates : shaped(probeCandidates, probe), excluded);
   }
 
+  /** The candidates' read without the window on heads (null unless ordered by key). */
+  String candidatesFar(int excluded) {
+    return candidatesFar == null ? null : excluded(candidatesFar, excluded);
+  }
+
   String lockCandidates(int n, Probe probe) {
     return ids(probe == null ? lockCandidates : shaped(lockProbeCandidates, probe), n);
   }
@@ -217,6 +254,11 @@ public final class QueueSql {
   /** The claim of heads and the runs behind them, where the database does it in one statement. */
   String claimRuns() {
     return claimRuns;
+  }
+
+  /** {@link #claimRuns} without the window on the search for heads. */
+  String claimRunsFar() {
+    return claimRunsFar;
   }
 
   /** {@link #claimRuns} that first finishes {@code n} delivered rows. */

@@ -57,6 +57,20 @@ final class WriteLockedClaim implements ClaimStrategy {
               }
               return null;
             });
+        if (sql.keyOrder != null && probe == null && into.isEmpty()) {
+          // no head among the first pending rows: look at all of them
+          sql.statements.with(
+              c,
+              sql.claimFar,
+              ps -> {
+                ps.setString(1, owner);
+                ps.setLong(2, leaseMillis);
+                try (ResultSet rs = ps.executeQuery()) {
+                  ClaimedRows.read(rs, sql.dialect, 0, reader, into, null, sql.keyColumn());
+                }
+                return null;
+              });
+        }
         if (sql.keyOrder != null && probe == null && !into.isEmpty()) {
           addRuns(c, limit, reader, into);
         }
