@@ -603,9 +603,9 @@ final class Scenarios {
   Reporting.Line poison(boolean trickle) {
     int maxAttempts = 5; // the job queue's default, so enqueued jobs carry the same limit
     try (Harness h = harness("poison")) {
-      // unordered: this counts attempts and probes; poison in ordered keys is OrderedPoisonScenario.
-      // Ordered, each poison message here is the head of a key of its own and a claim takes heads
-      // first, so one claim is mostly poison and their failures can look like an outage
+      // unordered: this counts attempts and probes (poison in ordered keys: OrderedPoisonScenario).
+      // Ordered, each poison message here heads a key of its own and a claim takes heads first,
+      // so one claim is mostly poison and their failures can look like an outage
       Map<String, String> o =
           options(
               "ordered",
