@@ -117,12 +117,18 @@ final class BenchDb implements AutoCloseable {
    * chunks, then refreshes the planner statistics.
    */
   void seedOutbox(int n) {
+    seedOutbox(n, 64);
+  }
+
+  /** {@link #seedOutbox(int)} with the messages spread over {@code keys} keys, round robin. */
+  void seedOutbox(int n, int keys) {
     seed(
         n,
         "postbox_outbox (event_id, topic, msg_key, payload, headers, available_at, created_at)",
         g ->
             "%s, 'bench.event', %s, %s, NULL, %s, %s"
-                .formatted(concat("'e'", g), concat("'k'", mod(g)), payload(g), now(), now()));
+                .formatted(
+                    concat("'e'", g), concat("'k'", mod(g, keys)), payload(g), now(), now()));
     analyze("postbox_outbox");
   }
 
@@ -171,8 +177,8 @@ final class BenchDb implements AutoCloseable {
     return database() == Database.MYSQL ? "CONCAT(" + a + ", " + b + ")" : a + " || " + b;
   }
 
-  private static String mod(String g) {
-    return "(" + g + " % 64)";
+  private static String mod(String g, int keys) {
+    return "(" + g + " % " + keys + ")";
   }
 
   private String payload(String g) {

@@ -44,7 +44,8 @@ public final class PerformanceHarness {
     JOBS,
     W2,
     W0,
-    SUSTAINED
+    SUSTAINED,
+    ORDERED
   }
 
   /** How W2's producers make the dispatcher (Postbox or the floor) claim at once after commit. */
@@ -165,13 +166,13 @@ public final class PerformanceHarness {
 
     /**
      * {@code base} with each option overridden by a system property: {@code bench.db}
-     * (postgresql,mariadb,sqlite,h2), {@code bench.workloads} (w1,jobs,w2,w0,sustained), {@code
-     * bench.sizes}, {@code bench.jobSizes}, {@code bench.reps}, {@code bench.batch}, {@code
-     * bench.concurrency}, {@code bench.pollMillis}, {@code bench.producers}, {@code
-     * bench.transactions}, {@code bench.idleMillis}, {@code bench.sustainedSize}, {@code
-     * bench.sustainedWindow}, {@code bench.warmup}, {@code bench.h2Limit}, {@code bench.floorById},
-     * {@code bench.wake} (in_process,notify,none), {@code bench.batchTransport}, {@code
-     * bench.timeoutMinutes}.
+     * (postgresql,mariadb,sqlite,h2), {@code bench.workloads} (w1,jobs,w2,w0,sustained,ordered;
+     * ordered reads {@code bench.orderedKeys}), {@code bench.sizes}, {@code bench.jobSizes}, {@code
+     * bench.reps}, {@code bench.batch}, {@code bench.concurrency}, {@code bench.pollMillis}, {@code
+     * bench.producers}, {@code bench.transactions}, {@code bench.idleMillis}, {@code
+     * bench.sustainedSize}, {@code bench.sustainedWindow}, {@code bench.warmup}, {@code
+     * bench.h2Limit}, {@code bench.floorById}, {@code bench.wake} (in_process,notify,none), {@code
+     * bench.batchTransport}, {@code bench.timeoutMinutes}.
      */
     public static Config fromSystemProperties(Config base) {
       return new Config(
@@ -305,6 +306,9 @@ public final class PerformanceHarness {
       }
       if (config.workloads().contains(Workload.SUSTAINED) && dbs.containsKey(Database.POSTGRESQL)) {
         md.append(new SustainedDrain(this).run(dbs.get(Database.POSTGRESQL))).append('\n');
+      }
+      if (config.workloads().contains(Workload.ORDERED)) {
+        md.append(new OrderedDrain(this).run(all)).append('\n');
       }
       if (!problems.isEmpty()) {
         md.append("**Correctness problems:**\n\n");

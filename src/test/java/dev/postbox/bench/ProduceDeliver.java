@@ -282,7 +282,7 @@ final class ProduceDeliver {
   private static void add(Outbox outbox, Connection c, Message message, int index)
       throws SQLException {
     try {
-      outbox.add(c, message.key("customer-" + index % 64));
+      outbox.add(c, message.key("customer-" + index % 100));
     } catch (PostboxException e) {
       if (e.getCause() instanceof SQLException s) {
         throw s; // lets the producer retry a deadlock like it does for its own statements

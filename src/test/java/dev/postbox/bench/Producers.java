@@ -61,7 +61,7 @@ final class Producers {
           try (PreparedStatement ps = c.prepareStatement(sql)) {
             ps.setString(1, Deliveries.eventId(index));
             ps.setString(2, "order.placed");
-            ps.setString(3, "customer-" + index % 64);
+            ps.setString(3, "customer-" + index % 100);
             ps.setString(4, Deliveries.payload(index));
             ps.executeUpdate();
           }
@@ -85,7 +85,7 @@ final class Producers {
       return index -> {
         ps.setString(1, Deliveries.eventId(index));
         ps.setString(2, "order.placed");
-        ps.setString(3, "customer-" + index % 64);
+        ps.setString(3, "customer-" + index % 100);
         ps.setString(4, Deliveries.payload(index));
         ps.executeUpdate();
       };
@@ -109,7 +109,7 @@ final class Producers {
       return index -> {
         ps.setString(1, Deliveries.eventId(index));
         ps.setString(2, "order.placed");
-        ps.setString(3, "customer-" + index % 64);
+        ps.setString(3, "customer-" + index % 100);
         ps.setString(4, Deliveries.payload(index));
         ps.executeQuery().close();
       };
@@ -183,7 +183,7 @@ final class Producers {
         int index = producer * perProducer + i;
         for (int attempt = 1; ; attempt++) {
           try {
-            business.setString(1, "customer-" + index % 64);
+            business.setString(1, "customer-" + index % 100);
             business.setLong(2, index);
             business.executeUpdate();
             enqueue.add(index);
