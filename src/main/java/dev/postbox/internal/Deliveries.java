@@ -22,6 +22,7 @@ final class Deliveries<T> {
   private final FailurePolicy failures;
   private final OutcomeQueue outcomes;
   private final Outage outage;
+  private Runnable keyFreed = () -> {};
   private DeliverySlots<T> slots;
   private volatile ClassLoader contextClassLoader; // the starter's, for every delivery
 
@@ -36,6 +37,15 @@ final class Deliveries<T> {
     this.failures = failures;
     this.outcomes = outcomes;
     this.outage = outage;
+  }
+
+  /**
+   * What to run when the run of a key ends (its next message may now be claimed): wakes the claim
+   * loop, which would otherwise wait out its idle pause while every key in the backlog is in
+   * flight. Set once, before the first claim.
+   */
+  void onKeyFreed(Runnable keyFreed) {
+    this.keyFreed = keyFreed;
   }
 
   /** The slots the deliveries run in; set once, before the first claim. */
@@ -147,6 +157,9 @@ final class Deliveries<T> {
           outage.ended(rows.get(j).id());
         }
         slots.finished();
+        if (rows.get(0).key() != null) {
+          keyFreed.run();
+        }
       }
     }
   }

@@ -102,6 +102,7 @@ public final class Lane<T> {
             () -> stopping,
             this::stopAfter);
     loopRef[0] = claimLoop;
+    deliveries.onKeyFreed(claimLoop::wakeUp);
     // renewal gets its own thread: a long cleanup must never delay it past a lease
     this.leases = new LeaseRenewer(dataSource, sql, settings, held::keySet);
     this.renewer =

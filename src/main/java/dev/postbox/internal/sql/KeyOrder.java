@@ -21,8 +21,8 @@ public record KeyOrder(String keyColumn, boolean parkedBlocks) {
    * added in one transaction share it). Without it a claim looking for heads reads past every row
    * waiting behind a head already leased or retrying: with few keys and a deep backlog, every row
    * of the table per claim (10 keys, 50,000 rows on PostgreSQL: 260 msg/s). A claim that finds no
-   * head in the window runs again without it (see {@code QueueSql}), so a key whose head sits
-   * behind more waiting rows than the window still gets its turn.
+   * head in the window runs again without it, at most once a second ({@link FarSearch}), so a key
+   * whose head sits behind more waiting rows than the window still gets its turn.
    */
   String window(String table, int scan) {
     return " AND ("

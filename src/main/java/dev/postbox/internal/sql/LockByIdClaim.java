@@ -21,6 +21,7 @@ class LockByIdClaim implements ClaimStrategy {
   final String owner;
   final long leaseMillis;
   final boolean keepDone;
+  private final FarSearch farSearch = new FarSearch();
 
   LockByIdClaim(QueueSql sql, String owner, long leaseMillis, boolean keepDone) {
     this.sql = sql;
@@ -83,7 +84,11 @@ class LockByIdClaim implements ClaimStrategy {
     boolean far = false;
     for (int window = 1; into.size() < limit; window++) {
       List<Long> candidates = candidates(c, size, probe, tried, far);
-      if (candidates.isEmpty() && window == 1 && sql.keyOrder != null && probe == null) {
+      if (candidates.isEmpty()
+          && window == 1
+          && sql.keyOrder != null
+          && probe == null
+          && farSearch.allowed()) {
         far = true;
         candidates = candidates(c, size, probe, tried, true);
       }

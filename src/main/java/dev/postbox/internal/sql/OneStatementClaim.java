@@ -15,6 +15,7 @@ final class OneStatementClaim implements ClaimStrategy {
   private final String owner;
   private final long leaseMillis;
   private final boolean keepDone;
+  private final FarSearch far = new FarSearch();
 
   OneStatementClaim(QueueSql sql, String owner, long leaseMillis, boolean keepDone) {
     this.sql = sql;
@@ -60,7 +61,7 @@ final class OneStatementClaim implements ClaimStrategy {
           }
           return null;
         });
-    if (runs && into.isEmpty()) { // no head among the first pending rows: look at all of them
+    if (runs && into.isEmpty() && far.allowed()) { // no head in the window: look past it
       sql.statements.with(
           c,
           sql.claimRunsFar(),

@@ -17,6 +17,7 @@ final class WriteLockedClaim implements ClaimStrategy {
   private final String owner;
   private final long leaseMillis;
   private final boolean keepDone;
+  private final FarSearch far = new FarSearch();
 
   WriteLockedClaim(QueueSql sql, String owner, long leaseMillis, boolean keepDone) {
     this.sql = sql;
@@ -57,8 +58,8 @@ final class WriteLockedClaim implements ClaimStrategy {
               }
               return null;
             });
-        if (sql.keyOrder != null && probe == null && into.isEmpty()) {
-          // no head among the first pending rows: look at all of them
+        if (sql.keyOrder != null && probe == null && into.isEmpty() && far.allowed()) {
+          // no head in the window: look past it
           sql.statements.with(
               c,
               sql.claimFar,
