@@ -66,11 +66,16 @@ public final class QueueSql {
     this.beginClaim = home.beginClaim();
     this.window = 2 * batchSize;
     this.keyOrder = t.keyOrder();
-    this.claim = windowed(home.claim(), t, batchSize, null);
+    this.claim = fill(home.claim(), t, batchSize, null, home.windowsHeadSearch());
     this.claimAfterFinish = fill(home.claimAfterFinish(), t, batchSize, FINISHED);
-    this.claimRuns = keyOrder == null ? null : windowed(home.claimRuns(), t, batchSize, null);
+    this.claimRuns =
+        keyOrder == null
+            ? null
+            : fill(home.claimRuns(), t, batchSize, null, home.windowsHeadSearch());
     this.claimRunsAfterFinish =
-        keyOrder == null ? null : windowed(home.claimRunsAfterFinish(), t, batchSize, FINISHED);
+        keyOrder == null
+            ? null
+            : fill(home.claimRunsAfterFinish(), t, batchSize, FINISHED, home.windowsHeadSearch());
     this.claimFar = keyOrder == null ? null : fill(home.claim(), t, batchSize, null, false);
     this.claimRunsFar = keyOrder == null ? null : fill(home.claimRuns(), t, batchSize, null, false);
     this.candidatesFar =
@@ -79,7 +84,7 @@ public final class QueueSql {
     this.lockFollowers = keyOrder == null ? null : fill(home.lockFollowers(), t, batchSize);
     this.leaseFollowers = keyOrder == null ? null : fill(home.leaseFollowers(), t, batchSize);
     this.probe = fill(home.probe(), t, batchSize);
-    this.candidates = windowed(home.candidates(), t, batchSize, null);
+    this.candidates = fill(home.candidates(), t, batchSize, null, home.windowsHeadSearch());
     this.probeCandidates = fill(home.probeCandidates(), t, batchSize);
     this.lockCandidates = fill(home.lockCandidates(), t, batchSize);
     this.lockProbeCandidates = fill(home.lockProbeCandidates(), t, batchSize);
@@ -130,11 +135,6 @@ public final class QueueSql {
 
   private static String fill(String template, QueueTable<?> t, int batchSize, String finished) {
     return fill(template, t, batchSize, finished, false);
-  }
-
-  /** A claim's search for heads, windowed where the table is ordered by key (KeyOrder.window). */
-  private static String windowed(String template, QueueTable<?> t, int batchSize, String finished) {
-    return fill(template, t, batchSize, finished, true);
   }
 
   /**
