@@ -68,8 +68,11 @@ final class OrderedPoisonScenario {
       // healthy traffic on other keys goes on, so failing poison is told apart from an outage
       Producer trickle =
           new Producer(db, Plan.of(tag + "-t", 1_000_000).rate(20).threads(1).keys(1)).start();
-      awaitSettled(h, poison, cs);
-      trickle.stop();
+      try {
+        awaitSettled(h, poison, cs);
+      } finally {
+        trickle.stop(); // never into the next scenario, even when this one fails
+      }
       awaitSettled(h, poison, cs);
       long waiting = h.pending();
       long triedWhileWaiting =
