@@ -41,7 +41,8 @@ class DemoTest {
         result.delivered().stream().sorted().toList(),
         output);
     assertEquals(List.of(1, 2, 3), result.invoiceAttempts(), output);
-    assertEquals(new QueueStats(0, 0, 0, 1, Duration.ZERO), result.stats(), output);
+    // the parked invoice keeps its key (the order id) blocked: ordered by key, BLOCK_KEY
+    assertEquals(new QueueStats(0, 0, 0, 1, Duration.ZERO, 1), result.stats(), output);
     assertEquals(1, result.parked().size(), output);
     Parked parked = result.parked().get(0);
     assertEquals("invoice-101:v1", parked.ref());
@@ -82,7 +83,7 @@ class DemoTest {
         second.delivered().stream().sorted().toList(),
         output);
     assertEquals(List.of(1, 2, 3), second.invoiceAttempts(), output);
-    assertEquals(new QueueStats(0, 0, 0, 1, Duration.ZERO), second.stats(), output);
+    assertEquals(new QueueStats(0, 0, 0, 1, Duration.ZERO, 1), second.stats(), output);
     assertEquals(
         List.of("invoice-201:v1"), second.parked().stream().map(Parked::ref).toList(), output);
     assertTrue(output.contains("discarded invoice-101:v1, parked by an earlier run"), output);
