@@ -21,7 +21,6 @@ class LockByIdClaim implements ClaimStrategy {
   final String owner;
   final long leaseMillis;
   final boolean keepDone;
-  private final FarSearch farSearch = new FarSearch();
 
   LockByIdClaim(QueueSql sql, String owner, long leaseMillis, boolean keepDone) {
     this.sql = sql;
@@ -79,19 +78,8 @@ class LockByIdClaim implements ClaimStrategy {
       throws SQLException {
     List<Long> tried = new ArrayList<>(probe == null ? List.of() : probe.excluded());
     int size = probe == null ? sql.window : 2 * limit;
-    // ordered by key, heads are first looked for among the first pending rows only; if there are
-    // none there, among all
-    boolean far = false;
     for (int window = 1; into.size() < limit; window++) {
-      List<Long> candidates = candidates(c, size, probe, tried, far);
-      if (candidates.isEmpty()
-          && window == 1
-          && sql.keyOrder != null
-          && probe == null
-          && farSearch.allowed()) {
-        far = true;
-        candidates = candidates(c, size, probe, tried, true);
-      }
+      List<Long> candidates = candidates(c, size, probe, tried);
       if (candidates.isEmpty()) {
         break;
       }
@@ -135,11 +123,10 @@ class LockByIdClaim implements ClaimStrategy {
   }
 
   /** Ids of due rows but {@code excluded}, read without locks; newest first for a probe. */
-  private List<Long> candidates(
-      Connection c, int size, Probe probe, List<Long> excluded, boolean far) throws SQLException {
+  private List<Long> candidates(Connection c, int size, Probe probe, List<Long> excluded)
+      throws SQLException {
     List<Long> ids = new ArrayList<>(size);
-    String read = far ? sql.candidatesFar(excluded.size()) : sql.candidates(excluded.size(), probe);
-    try (PreparedStatement ps = c.prepareStatement(read)) {
+    try (PreparedStatement ps = c.prepareStatement(sql.candidates(excluded.size(), probe))) {
       int p = QueueSql.bindIds(ps, 1, excluded);
       if (probe != null) {
         ps.setInt(p, size);

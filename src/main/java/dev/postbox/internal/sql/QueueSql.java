@@ -49,11 +49,9 @@ public final class QueueSql {
   final KeyOrder keyOrder;
   private final String claimRuns;
   private final String claimRunsAfterFinish;
-  // the same claims without the window on the search for heads (see KeyOrder.window): run when
+  // the claim without the window on the search for heads (see KeyOrder.window): run when
   // the windowed claim found no head
-  final String claimFar;
   private final String claimRunsFar;
-  private final String candidatesFar;
   private final String followers;
   private final String lockFollowers;
   private final String leaseFollowers;
@@ -66,25 +64,22 @@ public final class QueueSql {
     this.beginClaim = home.beginClaim();
     this.window = 2 * batchSize;
     this.keyOrder = t.keyOrder();
-    this.claim = fill(home.claim(), t, batchSize, null, home.windowsHeadSearch());
+    // only the one-statement claim looks past the window when it finds no head there
+    boolean windowed =
+        home.windowsHeadSearch() && home.claiming() == QueueSqlHome.Claiming.ONE_STATEMENT;
+    this.claim = fill(home.claim(), t, batchSize, null, windowed);
     this.claimAfterFinish = fill(home.claimAfterFinish(), t, batchSize, FINISHED);
-    this.claimRuns =
-        keyOrder == null
-            ? null
-            : fill(home.claimRuns(), t, batchSize, null, home.windowsHeadSearch());
+    this.claimRuns = keyOrder == null ? null : fill(home.claimRuns(), t, batchSize, null, windowed);
     this.claimRunsAfterFinish =
         keyOrder == null
             ? null
-            : fill(home.claimRunsAfterFinish(), t, batchSize, FINISHED, home.windowsHeadSearch());
-    this.claimFar = keyOrder == null ? null : fill(home.claim(), t, batchSize, null, false);
+            : fill(home.claimRunsAfterFinish(), t, batchSize, FINISHED, windowed);
     this.claimRunsFar = keyOrder == null ? null : fill(home.claimRuns(), t, batchSize, null, false);
-    this.candidatesFar =
-        keyOrder == null ? null : fill(home.candidates(), t, batchSize, null, false);
     this.followers = keyOrder == null ? null : fill(home.followers(), t, batchSize);
     this.lockFollowers = keyOrder == null ? null : fill(home.lockFollowers(), t, batchSize);
     this.leaseFollowers = keyOrder == null ? null : fill(home.leaseFollowers(), t, batchSize);
     this.probe = fill(home.probe(), t, batchSize);
-    this.candidates = fill(home.candidates(), t, batchSize, null, home.windowsHeadSearch());
+    this.candidates = fill(home.candidates(), t, batchSize, null, windowed);
     this.probeCandidates = fill(home.probeCandidates(), t, batchSize);
     this.lockCandidates = fill(home.lockCandidates(), t, batchSize);
     this.lockProbeCandidates = fill(home.lockProbeCandidates(), t, batchSize);
@@ -215,11 +210,6 @@ public final class QueueSql {
   /** The candidates' read; a probe's ({@code probe} not null) from the end it asks for. */
   String candidates(int excluded, Probe probe) {
     return excluded(probe == null ? candidates : shaped(probeCandidates, probe), excluded);
-  }
-
-  /** The candidates' read without the window on heads (null unless ordered by key). */
-  String candidatesFar(int excluded) {
-    return candidatesFar == null ? null : excluded(candidatesFar, excluded);
   }
 
   String lockCandidates(int n, Probe probe) {

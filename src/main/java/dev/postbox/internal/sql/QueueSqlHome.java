@@ -174,7 +174,8 @@ interface QueueSqlHome {
 
   /**
    * Whether a claim on a table ordered by key looks for heads among the first pending rows first
-   * ({@link KeyOrder#window}). Off where the database evaluates the window's subquery per row
+   * ({@link KeyOrder#window}); only a one-statement claim does, since only it looks past the window
+   * when it finds no head there. Off where the database evaluates the window's subquery per row
    * instead of once (H2: a drain of 10,000 keyless rows by three dispatchers timed out).
    */
   default boolean windowsHeadSearch() {

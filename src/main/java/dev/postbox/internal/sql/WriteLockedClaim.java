@@ -17,7 +17,6 @@ final class WriteLockedClaim implements ClaimStrategy {
   private final String owner;
   private final long leaseMillis;
   private final boolean keepDone;
-  private final FarSearch far = new FarSearch();
 
   WriteLockedClaim(QueueSql sql, String owner, long leaseMillis, boolean keepDone) {
     this.sql = sql;
@@ -58,20 +57,6 @@ final class WriteLockedClaim implements ClaimStrategy {
               }
               return null;
             });
-        if (sql.keyOrder != null && probe == null && into.isEmpty() && far.allowed()) {
-          // no head in the window: look past it
-          sql.statements.with(
-              c,
-              sql.claimFar,
-              ps -> {
-                ps.setString(1, owner);
-                ps.setLong(2, leaseMillis);
-                try (ResultSet rs = ps.executeQuery()) {
-                  ClaimedRows.read(rs, sql.dialect, 0, reader, into, null, sql.keyColumn());
-                }
-                return null;
-              });
-        }
         if (sql.keyOrder != null && probe == null && !into.isEmpty()) {
           addRuns(c, limit, reader, into);
         }
