@@ -179,7 +179,10 @@ interface QueueSqlHome {
    * instead of once (H2: a drain of 10,000 keyless rows by three dispatchers timed out).
    */
   default boolean windowsHeadSearch() {
-    return true;
+    // off everywhere for now: with it, a key behind parked keys' waiting rows went unclaimed for
+    // minutes in the BLOCK_KEY reliability scenario (MariaDB and SQLite always, PostgreSQL 1 run
+    // in 3); cause not found yet
+    return false;
   }
 
   /**
