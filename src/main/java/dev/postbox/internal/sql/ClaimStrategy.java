@@ -7,8 +7,7 @@ import java.util.List;
 /**
  * How one database claims rows for one dispatcher: which of its statements run, in which
  * transaction, in how many round trips. Chosen by {@link QueueSql#claims} from the database's home;
- * one per lane serves its claim loop (its only state paces the search for heads, {@link
- * FarSearch}).
+ * one per lane serves its claim loop.
  */
 public interface ClaimStrategy {
 

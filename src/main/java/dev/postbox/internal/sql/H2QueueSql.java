@@ -13,12 +13,6 @@ final class H2QueueSql implements QueueSqlHome {
   }
 
   /** Params: the excluded ids. */
-  /** H2 evaluates the window's subquery for every row it scans: no window. */
-  @Override
-  public boolean windowsHeadSearch() {
-    return false;
-  }
-
   @Override
   public String candidates() {
     return """

@@ -26,16 +26,6 @@ final class MySqlQueueSql implements QueueSqlHome {
     return List.of("SET TRANSACTION ISOLATION LEVEL READ COMMITTED", "START TRANSACTION");
   }
 
-  /**
-   * No window on the head search: with it, a key behind parked keys' waiting rows went unclaimed
-   * for minutes in the BLOCK_KEY reliability scenario on MariaDB (as on SQLite; not yet
-   * understood).
-   */
-  @Override
-  public boolean windowsHeadSearch() {
-    return false;
-  }
-
   /** Served by the claim index alone, no filesort (MariaDbClaimPlanTest). Params: the excluded. */
   @Override
   public String candidates() {

@@ -15,7 +15,6 @@ final class OneStatementClaim implements ClaimStrategy {
   private final String owner;
   private final long leaseMillis;
   private final boolean keepDone;
-  private final FarSearch far = new FarSearch();
 
   OneStatementClaim(QueueSql sql, String owner, long leaseMillis, boolean keepDone) {
     this.sql = sql;
@@ -61,18 +60,5 @@ final class OneStatementClaim implements ClaimStrategy {
           }
           return null;
         });
-    if (runs && into.isEmpty() && far.allowed()) { // no head in the window: look past it
-      sql.statements.with(
-          c,
-          sql.claimRunsFar(),
-          ps -> {
-            ps.setString(1, owner);
-            ps.setLong(2, leaseMillis);
-            try (ResultSet rs = ps.executeQuery()) {
-              ClaimedRows.read(rs, sql.dialect, 0, reader, into, null, sql.keyColumn());
-            }
-            return null;
-          });
-    }
   }
 }

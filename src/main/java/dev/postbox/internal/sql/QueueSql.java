@@ -49,9 +49,6 @@ public final class QueueSql {
   final KeyOrder keyOrder;
   private final String claimRuns;
   private final String claimRunsAfterFinish;
-  // the claim without the window on the search for heads (see KeyOrder.window): run when
-  // the windowed claim found no head
-  private final String claimRunsFar;
   private final String followers;
   private final String lockFollowers;
   private final String leaseFollowers;
@@ -64,22 +61,16 @@ public final class QueueSql {
     this.beginClaim = home.beginClaim();
     this.window = 2 * batchSize;
     this.keyOrder = t.keyOrder();
-    // only the one-statement claim looks past the window when it finds no head there
-    boolean windowed =
-        home.windowsHeadSearch() && home.claiming() == QueueSqlHome.Claiming.ONE_STATEMENT;
-    this.claim = fill(home.claim(), t, batchSize, null, windowed);
+    this.claim = fill(home.claim(), t, batchSize);
     this.claimAfterFinish = fill(home.claimAfterFinish(), t, batchSize, FINISHED);
-    this.claimRuns = keyOrder == null ? null : fill(home.claimRuns(), t, batchSize, null, windowed);
+    this.claimRuns = keyOrder == null ? null : fill(home.claimRuns(), t, batchSize);
     this.claimRunsAfterFinish =
-        keyOrder == null
-            ? null
-            : fill(home.claimRunsAfterFinish(), t, batchSize, FINISHED, windowed);
-    this.claimRunsFar = keyOrder == null ? null : fill(home.claimRuns(), t, batchSize, null, false);
+        keyOrder == null ? null : fill(home.claimRunsAfterFinish(), t, batchSize, FINISHED);
     this.followers = keyOrder == null ? null : fill(home.followers(), t, batchSize);
     this.lockFollowers = keyOrder == null ? null : fill(home.lockFollowers(), t, batchSize);
     this.leaseFollowers = keyOrder == null ? null : fill(home.leaseFollowers(), t, batchSize);
     this.probe = fill(home.probe(), t, batchSize);
-    this.candidates = fill(home.candidates(), t, batchSize, null, windowed);
+    this.candidates = fill(home.candidates(), t, batchSize);
     this.probeCandidates = fill(home.probeCandidates(), t, batchSize);
     this.lockCandidates = fill(home.lockCandidates(), t, batchSize);
     this.lockProbeCandidates = fill(home.lockProbeCandidates(), t, batchSize);
@@ -128,26 +119,13 @@ public final class QueueSql {
     return fill(template, t, batchSize, null);
   }
 
+  /** {@code finished}: a subquery of rows the statement finishes, or null. */
   private static String fill(String template, QueueTable<?> t, int batchSize, String finished) {
-    return fill(template, t, batchSize, finished, false);
-  }
-
-  /**
-   * {@code finished}: a subquery of rows the statement finishes, or null; {@code windowed}: whether
-   * a table ordered by key searches for heads only among the first pending rows.
-   */
-  private static String fill(
-      String template, QueueTable<?> t, int batchSize, String finished, boolean windowed) {
     if (template == null) {
       return null;
     }
     KeyOrder order = t.keyOrder();
-    String filter =
-        t.claimFilter()
-            + (order == null
-                ? ""
-                : order.headFilter(t.name(), finished)
-                    + (windowed ? order.window(t.name(), scan(batchSize)) : ""));
+    String filter = t.claimFilter() + (order == null ? "" : order.headFilter(t.name(), finished));
     return template
         .replace("{table}", t.name())
         .replace("{columns}", t.itemColumns())
@@ -166,11 +144,6 @@ public final class QueueSql {
         .replace("{topic}", t.topicColumn())
         .replace("{limit}", Integer.toString(batchSize))
         .replace("{window}", Integer.toString(2 * batchSize));
-  }
-
-  /** How many pending rows a claim searches for heads: a few batches' worth. */
-  static int scan(int batchSize) {
-    return Math.max(4 * batchSize, 100);
   }
 
   public Dialect dialect() {
@@ -244,11 +217,6 @@ public final class QueueSql {
   /** The claim of heads and the runs behind them, where the database does it in one statement. */
   String claimRuns() {
     return claimRuns;
-  }
-
-  /** {@link #claimRuns} without the window on the search for heads. */
-  String claimRunsFar() {
-    return claimRunsFar;
   }
 
   /** {@link #claimRuns} that first finishes {@code n} delivered rows. */

@@ -173,19 +173,6 @@ interface QueueSqlHome {
   String stats();
 
   /**
-   * Whether a claim on a table ordered by key looks for heads among the first pending rows first
-   * ({@link KeyOrder#window}); only a one-statement claim does, since only it looks past the window
-   * when it finds no head there. Off where the database evaluates the window's subquery per row
-   * instead of once (H2: a drain of 10,000 keyless rows by three dispatchers timed out).
-   */
-  default boolean windowsHeadSearch() {
-    // off everywhere for now: with it, a key behind parked keys' waiting rows went unclaimed for
-    // minutes in the BLOCK_KEY reliability scenario (MariaDB and SQLite always, PostgreSQL 1 run
-    // in 3); cause not found yet
-    return false;
-  }
-
-  /**
    * On a table ordered by key whose parked rows block their keys: up to {@code ?} such keys, oldest
    * parked first, each with its parked row and the count of rows waiting behind it. Params: the
    * limit.

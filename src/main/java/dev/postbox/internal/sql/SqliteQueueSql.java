@@ -27,15 +27,6 @@ final class SqliteQueueSql implements QueueSqlHome {
     return List.of("BEGIN IMMEDIATE");
   }
 
-  /**
-   * No window on the head search: with it, a key behind parked keys' waiting rows went unclaimed
-   * for minutes in the BLOCK_KEY reliability scenario (as on MariaDB; not yet understood).
-   */
-  @Override
-  public boolean windowsHeadSearch() {
-    return false;
-  }
-
   /** Params: leased_by, lease millis. */
   @Override
   public String claim() {

@@ -121,8 +121,7 @@ class MariaDbClaimPlanTest {
     try (Connection c = db.dataSource().getConnection();
         Statement s = c.createStatement()) {
       s.execute("ANALYZE TABLE postbox_outbox");
-      // the candidates by the claim index, the head check by the key index (no window on the
-      // head search here: MySqlQueueSql.windowsHeadSearch)
+      // the candidates by the claim index, the head check by the key index
       List<Map<String, String>> steps = steps(s, "EXPLAIN " + sql.candidates(0, null));
       assertEquals(2, steps.size(), "candidates plan: " + steps);
       assertEquals("postbox_outbox_claim", steps.get(0).get("key"), "candidates plan: " + steps);
