@@ -34,13 +34,9 @@ public final class Lane<T> {
   private final LeaseRenewer leases;
   private final Periodic renewer;
   private final Periodic cleaner;
-  private final WakeWaiting wakeWaiting;
-  private final Periodic waking;
   // rows claimed and not yet recorded: waiting to start, running, or waiting for the writer
   private final Map<Long, Claimed<T>> held = new ConcurrentHashMap<>();
   private final Dialect dialect;
-  private static final Duration WAKE_EVERY = Duration.ofMinutes(1);
-
   private volatile boolean stopping;
   private Thread loop;
 
@@ -112,9 +108,6 @@ public final class Lane<T> {
     this.renewer =
         new Periodic(
             name + "-renew", List.of(new Periodic.Task(settings.lease().dividedBy(3), leases)));
-    this.wakeWaiting = new WakeWaiting(dataSource, sql, name);
-    this.waking =
-        new Periodic(name + "-waiting", List.of(new Periodic.Task(WAKE_EVERY, wakeWaiting)));
     this.cleaner =
         settings.retention().isZero()
             ? null
@@ -136,8 +129,6 @@ public final class Lane<T> {
   }
 
   public void start() {
-    wakeWaiting.run(); // before the first claim: rows left waiting by another configuration
-    waking.start();
     deliveries.started();
     writer.start();
     leases.started();
@@ -183,7 +174,6 @@ public final class Lane<T> {
     if (cleaner != null) {
       interrupted |= cleaner.close();
     }
-    interrupted |= waking.close();
     interrupted |= writer.close(settings.shutdownTimeout().plusSeconds(5));
     interrupted |= renewer.close(); // last: rows stay leased until their outcomes are written
     if (!held.isEmpty()) {

@@ -78,7 +78,7 @@ final class OrderedPoisonScenario {
       long triedWhileWaiting =
           db.count(
               "SELECT COUNT(*) FROM rel_deliveries d JOIN postbox_outbox o"
-                  + " ON o.event_id = d.event_id WHERE o.state IN (0, 3)");
+                  + " ON o.event_id = d.event_id WHERE o.state = 0");
       long parkedBefore = h.parked();
       long blockedKeys;
       Set<String> heads = new HashSet<>();
@@ -144,7 +144,7 @@ final class OrderedPoisonScenario {
       long pending = h.pending();
       long behindParked =
           db.count(
-              "SELECT COUNT(*) FROM postbox_outbox o WHERE o.state IN (0, 3) AND EXISTS (SELECT 1 FROM"
+              "SELECT COUNT(*) FROM postbox_outbox o WHERE o.state = 0 AND EXISTS (SELECT 1 FROM"
                   + " postbox_outbox x WHERE x.msg_key = o.msg_key AND x.state = 2 AND x.id < o.id)");
       if (h.parked() == poison && pending == behindParked) {
         return;

@@ -14,8 +14,7 @@ final class ClaimedRows {
    * Reads {@code rs} into {@code into}. {@code offset}: what the claim added to the counts that the
    * statement returns (1 where it returns them as they were before the UPDATE). With {@code
    * finish}, also reads the count of finished rows every row of a combined claim carries (a row
-   * with a NULL id only carries the count) and, on a table ordered by key, of rows set pending.
-   * With {@code keyColumn}, each row keeps its key.
+   * with a NULL id only carries the count). With {@code keyColumn}, each row keeps its key.
    */
   static <T> void read(
       ResultSet rs,
@@ -29,9 +28,6 @@ final class ClaimedRows {
     while (rs.next()) {
       if (finish != null) {
         finish.written = rs.getInt("finished$rows");
-        if (keyColumn != null) {
-          finish.promoted = rs.getInt("promoted$rows");
-        }
       }
       long id = rs.getLong("id");
       if (finish != null && rs.wasNull()) {

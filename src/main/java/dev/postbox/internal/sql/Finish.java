@@ -19,12 +19,6 @@ public class Finish {
    */
   public int written;
 
-  /**
-   * Waiting rows the finish set pending where the claim in the same statement could not see them
-   * yet (PostgreSQL): the claim runs again at once.
-   */
-  int promoted;
-
   public Finish(int claims, List<Long> ids) {
     this.claims = claims;
     this.ids = ids;

@@ -51,19 +51,14 @@ final class H2QueueSql implements QueueSqlHome {
         ORDER BY id DESC LIMIT ? FOR UPDATE SKIP LOCKED""";
   }
 
-  /** Params: the key, the head's id, how many; the same for the waiting rows. */
+  /** Params: the key, the head's id, how many. */
   @Override
   public String followers() {
     return """
         SELECT * FROM (
           SELECT id, {key} AS run_key,
             CASE WHEN available_at <= CURRENT_TIMESTAMP(6) THEN 1 ELSE 0 END AS ready
-          FROM {table} WHERE {key} = ? AND state = 0 AND id > ? ORDER BY id LIMIT ?) AS run{n}
-        UNION ALL
-        SELECT * FROM (
-          SELECT id, {key} AS run_key,
-            CASE WHEN available_at <= CURRENT_TIMESTAMP(6) THEN 1 ELSE 0 END AS ready
-          FROM {table} WHERE {key} = ? AND state = 3 AND id > ? ORDER BY id LIMIT ?) AS wait{n}""";
+          FROM {table} WHERE {key} = ? AND state = 0 AND id > ? ORDER BY id LIMIT ?) AS run{n}""";
   }
 
   /** Params: the ids. */
@@ -71,7 +66,7 @@ final class H2QueueSql implements QueueSqlHome {
   public String lockFollowers() {
     return """
         SELECT id, attempts, claims, created_at, {columns} FROM {table}
-        WHERE id IN ({ids}) AND state IN (0, 3) AND available_at <= CURRENT_TIMESTAMP(6) FOR UPDATE""";
+        WHERE id IN ({ids}) AND state = 0 AND available_at <= CURRENT_TIMESTAMP(6) FOR UPDATE""";
   }
 
   /** Params: leased_by, lease millis, the ids. */
@@ -79,18 +74,9 @@ final class H2QueueSql implements QueueSqlHome {
   public String lease() {
     return """
         UPDATE {table}
-        SET state = 0, leased_by = ?, attempts = attempts + 1, claims = claims + 1{claimSet},
+        SET leased_by = ?, attempts = attempts + 1, claims = claims + 1{claimSet},
           available_at = DATEADD(MILLISECOND, CAST(? AS BIGINT), CURRENT_TIMESTAMP(6))
         WHERE id IN ({ids})""";
-  }
-
-  /** After the lease, the other rows of the claimed keys still due wait. Params: the ids, twice. */
-  @Override
-  public String demote() {
-    return """
-        UPDATE {table} SET state = 3
-        WHERE state = 0 AND available_at <= CURRENT_TIMESTAMP(6) AND id NOT IN ({ids})
-          AND {key} IN (SELECT h.{key} FROM {table} h WHERE h.id IN ({ids}))""";
   }
 
   /** Params: leased_by, claims, the ids. */
@@ -158,21 +144,21 @@ final class H2QueueSql implements QueueSqlHome {
 
   @Override
   public String countPending() {
-    return "SELECT COUNT(*) FROM {table} WHERE state IN (0, 3)";
+    return "SELECT COUNT(*) FROM {table} WHERE state = 0";
   }
 
   @Override
   public String stats() {
     return """
         SELECT
-          (SELECT COUNT(*) FROM {table} WHERE state IN (0, 3)) AS pending,
+          (SELECT COUNT(*) FROM {table} WHERE state = 0) AS pending,
           (SELECT COUNT(*) FROM {table}
-           WHERE state IN (0, 3) AND available_at <= CURRENT_TIMESTAMP(6)) AS due,
+           WHERE state = 0 AND available_at <= CURRENT_TIMESTAMP(6)) AS due,
           (SELECT COUNT(*) FROM {table}
            WHERE state = 0 AND available_at > CURRENT_TIMESTAMP(6) AND leased_by IS NOT NULL)
             AS leased,
           (SELECT COUNT(*) FROM {table} WHERE state = 2) AS parked,
-          (SELECT MIN(created_at) FROM {table} WHERE state IN (0, 3)) AS oldest,
+          (SELECT MIN(created_at) FROM {table} WHERE state = 0) AS oldest,
           {blockedKeys} AS blocked_keys,
           CURRENT_TIMESTAMP(6) AS db_now""";
   }

@@ -55,13 +55,6 @@ class LockByIdClaim implements ClaimStrategy {
           QueueSql.bindIds(ps, 3, ids);
           ps.executeUpdate();
         }
-        List<Long> keyed = keyedIds(probe, into);
-        if (!keyed.isEmpty()) {
-          try (PreparedStatement ps = c.prepareStatement(sql.demote(keyed.size()))) {
-            QueueSql.bindIds(ps, QueueSql.bindIds(ps, 1, keyed), keyed);
-            ps.executeUpdate();
-          }
-        }
       }
       c.commit();
     } catch (Throwable e) { // even an Error must not commit or leave a transaction open
@@ -127,23 +120,6 @@ class LockByIdClaim implements ClaimStrategy {
       }
     }
     into.addAll(Runs.unbroken(runs, locked));
-  }
-
-  /**
-   * The claimed rows with a key, whose keys' other due rows a claim that is not a probe sets
-   * waiting once the claimed ones are leased ({@link QueueSqlHome#demote}); none if the table is
-   * not ordered by key.
-   */
-  <T> List<Long> keyedIds(Probe probe, List<Claimed<T>> claimed) {
-    List<Long> ids = new ArrayList<>();
-    if (sql.keyOrder != null && probe == null) {
-      for (Claimed<T> row : claimed) {
-        if (row.key() != null) {
-          ids.add(row.id());
-        }
-      }
-    }
-    return ids;
   }
 
   /** Ids of due rows but {@code excluded}, read without locks; newest first for a probe. */

@@ -64,21 +64,13 @@ final class MySqlQueueSql implements QueueSqlHome {
         ORDER BY id DESC LIMIT ? FOR UPDATE SKIP LOCKED""";
   }
 
-  /**
-   * Each part is served by the key index (msg_key, state, id) in id order; one range over both
-   * states would need a sort, and MariaDB reads by primary key instead. Params: the key, the head's
-   * id, how many; the same for the waiting rows.
-   */
+  /** Served by the key index (msg_key, state, id). Params: the key, the head's id, how many. */
   @Override
   public String followers() {
     return """
         SELECT * FROM (
           SELECT id, {key} AS run_key, CASE WHEN available_at <= UTC_TIMESTAMP(6) THEN 1 ELSE 0 END AS ready
-          FROM {table} WHERE {key} = ? AND state = 0 AND id > ? ORDER BY id LIMIT ?) AS run{n}
-        UNION ALL
-        SELECT * FROM (
-          SELECT id, {key} AS run_key, CASE WHEN available_at <= UTC_TIMESTAMP(6) THEN 1 ELSE 0 END AS ready
-          FROM {table} WHERE {key} = ? AND state = 3 AND id > ? ORDER BY id LIMIT ?) AS wait{n}""";
+          FROM {table} WHERE {key} = ? AND state = 0 AND id > ? ORDER BY id LIMIT ?) AS run{n}""";
   }
 
   /** Params: the ids. */
@@ -86,7 +78,7 @@ final class MySqlQueueSql implements QueueSqlHome {
   public String lockFollowers() {
     return """
         SELECT id, attempts, claims, created_at, {columns} FROM {table} FORCE INDEX (PRIMARY)
-        WHERE id IN ({ids}) AND state IN (0, 3) AND available_at <= UTC_TIMESTAMP(6) FOR UPDATE""";
+        WHERE id IN ({ids}) AND state = 0 AND available_at <= UTC_TIMESTAMP(6) FOR UPDATE""";
   }
 
   /** MySQL assigns left to right: {claimSet} sees the columns as set before it. */
@@ -94,55 +86,9 @@ final class MySqlQueueSql implements QueueSqlHome {
   public String lease() {
     return """
         UPDATE {table}
-        SET state = 0, leased_by = ?, attempts = attempts + 1, claims = claims + 1{claimSet},
+        SET leased_by = ?, attempts = attempts + 1, claims = claims + 1{claimSet},
           available_at = TIMESTAMPADD(MICROSECOND, ? * 1000, UTC_TIMESTAMP(6))
         WHERE id IN ({ids})""";
-  }
-
-  // MySQL refuses an UPDATE whose subquery reads the table it updates (error 1093); a derived
-  // table it must materialize (DISTINCT, GROUP BY) joined to the table is its documented way.
-
-  /**
-   * After the lease, the rows of the claimed keys still due wait; never the claimed ones, even
-   * where the lease before it failed and this ran on its own (see {@link PipelinedClaim}). Params:
-   * the ids, the ids again.
-   */
-  @Override
-  public String demote() {
-    return """
-        UPDATE {table} w
-        JOIN (SELECT DISTINCT h.{key} AS claimed_key FROM {table} h WHERE h.id IN ({ids})) k
-          ON w.{key} = k.claimed_key
-        SET w.state = 3
-        WHERE w.state = 0 AND w.available_at <= UTC_TIMESTAMP(6) AND w.id NOT IN ({ids})""";
-  }
-
-  /** Params: the ids. */
-  @Override
-  public String promote() {
-    return """
-        UPDATE {table} w
-        JOIN (SELECT DISTINCT x.next_id FROM ({next}) x) p ON w.id = p.next_id
-        SET w.state = 0
-        WHERE w.state = 3"""
-        .replace("{next}", NEXT_WAITING)
-        .replace(
-            "{last}",
-            """
-            SELECT r.{key} AS run_key, MAX(r.id) AS last_id FROM {table} r
-            WHERE r.id IN ({ids}) AND r.{key} IS NOT NULL GROUP BY r.{key}""");
-  }
-
-  @Override
-  public String wakeWaiting() {
-    return """
-        UPDATE {table} w
-        JOIN (
-          SELECT DISTINCT o.id FROM {table} o
-          WHERE o.state = 3 AND NOT EXISTS (
-            SELECT 1 FROM {table} p
-            WHERE p.{key} = o.{key} AND p.id < o.id AND p.state IN ({blocking}))) f ON w.id = f.id
-        SET w.state = 0""";
   }
 
   /** Params: leased_by, claims, the ids. */
@@ -211,20 +157,20 @@ final class MySqlQueueSql implements QueueSqlHome {
 
   @Override
   public String countPending() {
-    return "SELECT COUNT(*) FROM {table} WHERE state IN (0, 3)";
+    return "SELECT COUNT(*) FROM {table} WHERE state = 0";
   }
 
   @Override
   public String stats() {
     return """
         SELECT
-          (SELECT COUNT(*) FROM {table} WHERE state IN (0, 3)) AS pending,
+          (SELECT COUNT(*) FROM {table} WHERE state = 0) AS pending,
           (SELECT COUNT(*) FROM {table}
-           WHERE state IN (0, 3) AND available_at <= UTC_TIMESTAMP(6)) AS due,
+           WHERE state = 0 AND available_at <= UTC_TIMESTAMP(6)) AS due,
           (SELECT COUNT(*) FROM {table}
            WHERE state = 0 AND available_at > UTC_TIMESTAMP(6) AND leased_by IS NOT NULL) AS leased,
           (SELECT COUNT(*) FROM {table} WHERE state = 2) AS parked,
-          (SELECT MIN(created_at) FROM {table} WHERE state IN (0, 3)) AS oldest,
+          (SELECT MIN(created_at) FROM {table} WHERE state = 0) AS oldest,
           {blockedKeys} AS blocked_keys,
           UTC_TIMESTAMP(6) AS db_now""";
   }

@@ -60,13 +60,5 @@ final class OneStatementClaim implements ClaimStrategy {
           }
           return null;
         });
-    if (Boolean.getBoolean("norecur") == false
-        && runs
-        && carried != null
-        && carried.promoted > 0
-        && into.isEmpty()) {
-      // the finish set rows pending that its statement could not claim: claim them now
-      claim(c, limit, null, null, reader, into);
-    }
   }
 }

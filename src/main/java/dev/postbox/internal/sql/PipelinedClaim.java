@@ -47,15 +47,6 @@ final class PipelinedClaim extends LockByIdClaim {
         for (String statement : sql.beginClaim) {
           s.addBatch(statement);
         }
-        String promote = finish == null ? null : sql.promote(finish.ids.size());
-        if (promote != null) {
-          // before the finish, which removes the rows it reads their keys from, and in a batch of
-          // its own: after a statement fails (a deadlock rolls the transaction back) the driver
-          // runs the rest of a batch in auto-commit, and a finish without it would strand the
-          // rows waiting behind the finished ones
-          s.addBatch(SqlText.inline(promote, numbers(finish.ids)));
-          s.executeBatch();
-        }
         if (finish != null) {
           s.addBatch(
               inlined(sql.finishSql(finish.ids.size(), keepDone), finish.claims, finish.ids));
@@ -74,12 +65,6 @@ final class PipelinedClaim extends LockByIdClaim {
           List<Long> ids = new ArrayList<>(into.size());
           into.forEach(row -> ids.add(row.id()));
           s.addBatch(inlined(sql.lease(ids.size()), leaseMillis, ids));
-          List<Long> keyed = keyedIds(probe, into);
-          if (!keyed.isEmpty()) {
-            List<Long> twice = new ArrayList<>(keyed);
-            twice.addAll(keyed);
-            s.addBatch(SqlText.inline(sql.demote(keyed.size()), numbers(twice)));
-          }
         }
         s.addBatch("COMMIT");
         s.executeBatch();
@@ -92,12 +77,6 @@ final class PipelinedClaim extends LockByIdClaim {
         throw e;
       }
     }
-  }
-
-  private static List<String> numbers(List<Long> ids) {
-    List<String> values = new ArrayList<>(ids.size());
-    ids.forEach(id -> values.add(Long.toString(id)));
-    return values;
   }
 
   /** {@code statement} whose parameters (leased_by, a number, then {@code ids}) are written in. */

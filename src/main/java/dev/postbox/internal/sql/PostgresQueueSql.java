@@ -66,10 +66,7 @@ final class PostgresQueueSql implements QueueSqlHome {
   // to the first that is not due. Every head gets an equal share of the batch ((limit - 1) / heads
   // rows), so one long key does not crowd out the others; the runs are then cut to the batch, the
   // first rows behind every head before the second ones. The heads' locks keep the runs theirs:
-  // no other claim can take a row whose key has an older pending row (the {filter}). The due rows
-  // of those keys a claim does not take are set waiting (claim$waiting), out of the search for
-  // heads; a finish sets the waiting row next after its rows pending again (claim$promoted): the
-  // statement still sees it waiting, so the claim tells its caller to claim again at once.
+  // no other claim can take a row whose key has an older pending row (the {filter}).
 
   /** Params: leased_by, lease millis. */
   @Override
@@ -80,16 +77,13 @@ final class PostgresQueueSql implements QueueSqlHome {
           SELECT id, {key}, available_at FROM {table}
           WHERE state = 0 AND available_at <= statement_timestamp(){filter}
           ORDER BY available_at, id LIMIT {limit} FOR UPDATE SKIP LOCKED),
-        {runs},
-        {waiting}
+        {runs}
         UPDATE {table}
-        SET state = 0, leased_by = claim$lease.lease_owner, attempts = attempts + 1,
-          claims = claims + 1{claimSet},
+        SET leased_by = claim$lease.lease_owner, attempts = attempts + 1, claims = claims + 1{claimSet},
           available_at = statement_timestamp() + claim$lease.lease_millis * interval '1 millisecond'
         FROM claim$due, claim$lease WHERE id = claim$due.due_id
         RETURNING id, attempts, claims, created_at, {columns}"""
-        .replace("{runs}", RUNS)
-        .replace("{waiting}", WAITING.replace("{unfinished}", ""));
+        .replace("{runs}", RUNS);
   }
 
   /** Params: leased_by, lease millis, then the finish's: leased_by, claims, the ids. */
@@ -97,75 +91,42 @@ final class PostgresQueueSql implements QueueSqlHome {
   public String claimRunsAfterFinish() {
     return """
         WITH claim$lease (lease_owner, lease_millis) AS (SELECT CAST(? AS VARCHAR), CAST(? AS BIGINT)),
-        claim$finished AS ({finish} RETURNING id AS finished$id, {key} AS finished$key),
+        claim$finished AS ({finish} RETURNING id AS finished$id),
         claim$heads (head_id, head_key, head_at) AS MATERIALIZED (
           SELECT id, {key}, available_at FROM {table}
           WHERE state = 0 AND available_at <= statement_timestamp(){filter}
           ORDER BY available_at, id LIMIT {limit} FOR UPDATE SKIP LOCKED),
         {runs},
-        {waiting},
-        claim$promoted AS (
-          UPDATE {table} SET state = 0
-          WHERE state = 3 AND id IN ({next})
-          RETURNING id),
         claim$claimed AS (
           UPDATE {table}
-          SET state = 0, leased_by = claim$lease.lease_owner, attempts = attempts + 1,
-            claims = claims + 1{claimSet},
+          SET leased_by = claim$lease.lease_owner, attempts = attempts + 1, claims = claims + 1{claimSet},
             available_at = statement_timestamp() + claim$lease.lease_millis * interval '1 millisecond'
           FROM claim$due, claim$lease WHERE id = claim$due.due_id
           RETURNING id, attempts, claims, created_at, {columns})
-        SELECT claim$claimed.*, claim$count.finished$rows, claim$count.promoted$rows
-        FROM (SELECT (SELECT COUNT(*) FROM claim$finished) AS finished$rows,
-            (SELECT COUNT(*) FROM claim$promoted) AS promoted$rows) claim$count
+        SELECT claim$claimed.*, claim$count.finished$rows
+        FROM (SELECT COUNT(*) AS finished$rows FROM claim$finished) claim$count
         LEFT JOIN claim$claimed ON TRUE"""
-        .replace("{runs}", RUNS)
-        .replace(
-            "{waiting}",
-            WAITING.replace(
-                "{unfinished}", " AND id NOT IN (SELECT finished$id FROM claim$finished)"))
-        .replace("{next}", NEXT_WAITING)
-        .replace(
-            "{last}",
-            """
-            SELECT finished$key AS run_key, MAX(finished$id) AS last_id FROM claim$finished
-            WHERE finished$key IS NOT NULL GROUP BY finished$key""");
+        .replace("{runs}", RUNS);
   }
 
   private static final String RUNS =
       """
-      claim$share (share) AS (SELECT ({limit} - 1) / GREATEST(COUNT(*), 1) FROM claim$heads),
-        claim$next (next_id, next_pos, head_at, head_id) AS MATERIALIZED (
+      claim$next (next_id, next_pos, head_at, head_id) AS MATERIALIZED (
           SELECT n.id, n.pos, h.head_at, h.head_id FROM claim$heads h CROSS JOIN LATERAL (
             SELECT f.id, row_number() OVER (ORDER BY f.id) AS pos,
               bool_and(f.available_at <= statement_timestamp()) OVER (ORDER BY f.id) AS ready
             FROM (
-              SELECT id, available_at FROM (
-                (SELECT id, available_at FROM {table} claim$follower
-                 WHERE claim$follower.{key} = h.head_key AND claim$follower.state = 0
-                   AND claim$follower.id > h.head_id
-                 ORDER BY claim$follower.id LIMIT (SELECT share FROM claim$share))
-                UNION ALL
-                (SELECT id, available_at FROM {table} claim$waiter
-                 WHERE claim$waiter.{key} = h.head_key AND claim$waiter.state = 3
-                   AND claim$waiter.id > h.head_id
-                 ORDER BY claim$waiter.id LIMIT (SELECT share FROM claim$share))) claim$both
-              ORDER BY id LIMIT (SELECT share FROM claim$share)) f) n
+              SELECT id, available_at FROM {table} claim$follower
+              WHERE claim$follower.{key} = h.head_key AND claim$follower.state = 0
+                AND claim$follower.id > h.head_id
+              ORDER BY claim$follower.id
+              LIMIT (SELECT ({limit} - 1) / GREATEST(COUNT(*), 1) FROM claim$heads)) f) n
           WHERE h.head_key IS NOT NULL AND n.ready),
         claim$due (due_id) AS MATERIALIZED (
           SELECT head_id FROM claim$heads
           UNION ALL
           (SELECT next_id FROM claim$next ORDER BY next_pos, head_at, head_id
            LIMIT {limit} - (SELECT COUNT(*) FROM claim$heads)))""";
-
-  // rows finished in the same statement are excluded: one statement must not change a row twice
-  private static final String WAITING =
-      """
-      claim$waiting AS (
-          UPDATE {table} SET state = 3
-          WHERE {key} IN (SELECT head_key FROM claim$heads WHERE head_key IS NOT NULL)
-            AND state = 0 AND available_at <= statement_timestamp()
-            AND id NOT IN (SELECT due_id FROM claim$due){unfinished})""";
 
   /** Params: leased_by, lease millis, the excluded ids, the limit. */
   @Override
@@ -256,21 +217,21 @@ final class PostgresQueueSql implements QueueSqlHome {
 
   @Override
   public String countPending() {
-    return "SELECT COUNT(*) FROM {table} WHERE state IN (0, 3)";
+    return "SELECT COUNT(*) FROM {table} WHERE state = 0";
   }
 
   @Override
   public String stats() {
     return """
         SELECT
-          (SELECT COUNT(*) FROM {table} WHERE state IN (0, 3)) AS pending,
+          (SELECT COUNT(*) FROM {table} WHERE state = 0) AS pending,
           (SELECT COUNT(*) FROM {table}
-           WHERE state IN (0, 3) AND available_at <= statement_timestamp()) AS due,
+           WHERE state = 0 AND available_at <= statement_timestamp()) AS due,
           (SELECT COUNT(*) FROM {table}
            WHERE state = 0 AND available_at > statement_timestamp() AND leased_by IS NOT NULL)
             AS leased,
           (SELECT COUNT(*) FROM {table} WHERE state = 2) AS parked,
-          (SELECT MIN(created_at) FROM {table} WHERE state IN (0, 3)) AS oldest,
+          (SELECT MIN(created_at) FROM {table} WHERE state = 0) AS oldest,
           {blockedKeys} AS blocked_keys,
           statement_timestamp() AS db_now""";
   }

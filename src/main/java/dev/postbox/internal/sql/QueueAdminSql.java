@@ -103,23 +103,8 @@ public final class QueueAdminSql {
     }
   }
 
-  /**
-   * Deletes the parked row with this ref; where it blocked its key, first sets the row waiting
-   * behind it pending.
-   */
+  /** Deletes the parked row with this ref. */
   public int discard(Connection c, Object ref) throws SQLException {
-    if (sql.promote(1) != null) {
-      List<Long> ids = new ArrayList<>();
-      try (PreparedStatement ps = c.prepareStatement(sql.parkedId)) {
-        ps.setObject(1, ref);
-        try (ResultSet rs = ps.executeQuery()) {
-          while (rs.next()) {
-            ids.add(rs.getLong(1));
-          }
-        }
-      }
-      sql.promote(c, ids);
-    }
     try (PreparedStatement ps = c.prepareStatement(sql.discard)) {
       ps.setObject(1, ref);
       return ps.executeUpdate();

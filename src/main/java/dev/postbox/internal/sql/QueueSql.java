@@ -44,7 +44,6 @@ public final class QueueSql {
   final String replay;
   final String replayAll;
   final String discard;
-  final String parkedId; // the id of the parked row with {ref} = ?
   final String blockedKeys; // null unless parked rows block their keys
   // per-key order (null: the table has none); the runs a claim adds behind the heads it took
   final KeyOrder keyOrder;
@@ -53,9 +52,6 @@ public final class QueueSql {
   private final String followers;
   private final String lockFollowers;
   private final String leaseFollowers;
-  private final String demote;
-  private final String promote;
-  private final String wakeWaiting;
 
   private QueueSql(Dialect dialect, QueueSqlHome home, QueueTable<?> t, int batchSize) {
     this.dialect = dialect;
@@ -73,13 +69,6 @@ public final class QueueSql {
     this.followers = keyOrder == null ? null : fill(home.followers(), t, batchSize);
     this.lockFollowers = keyOrder == null ? null : fill(home.lockFollowers(), t, batchSize);
     this.leaseFollowers = keyOrder == null ? null : fill(home.leaseFollowers(), t, batchSize);
-    this.demote = keyOrder == null ? null : fill(home.demote(), t, batchSize);
-    this.promote = keyOrder == null ? null : fill(home.promote(), t, batchSize);
-    // unordered, no row waits: those a dispatcher ordered by key left waiting are pending again
-    this.wakeWaiting =
-        keyOrder == null
-            ? "UPDATE " + table + " SET state = 0 WHERE state = " + KeyOrder.WAITING
-            : fill(home.wakeWaiting(), t, batchSize);
     this.probe = fill(home.probe(), t, batchSize);
     this.candidates = fill(home.candidates(), t, batchSize);
     this.probeCandidates = fill(home.probeCandidates(), t, batchSize);
@@ -100,7 +89,6 @@ public final class QueueSql {
     this.replay = fill(home.replay(), t, batchSize);
     this.replayAll = fill(home.replayAll(), t, batchSize);
     this.discard = fill(home.discard(), t, batchSize);
-    this.parkedId = fill("SELECT id FROM {table} WHERE state = 2 AND {ref} = ?", t, batchSize);
     this.blockedKeys =
         keyOrder != null && keyOrder.parkedBlocks() ? fill(home.blockedKeys(), t, batchSize) : null;
   }
@@ -150,8 +138,6 @@ public final class QueueSql {
                 : "(SELECT COUNT(DISTINCT {key}) FROM {table} WHERE state = 2 AND {key} IS NOT NULL)")
         .replace("{key}", order == null ? "NULL" : order.keyColumn())
         .replace("{table}", t.name())
-        .replace("{blocking}", order == null ? "0" : order.blockingStates())
-        .replace("{ahead}", order == null ? "0" : order.aheadStates())
         .replace("{claimSet}", t.claimSet())
         .replace("{doneSet}", t.doneSet())
         .replace("{ref}", t.refColumn())
@@ -283,53 +269,11 @@ public final class QueueSql {
     return bindIds(ps, p, ids);
   }
 
-  /** {@link QueueSqlHome#demote}, for the rows {@code n} ids. */
-  String demote(int n) {
-    return ids(demote, n);
-  }
-
-  /** {@link QueueSqlHome#promote}, for {@code n} ids; null if the table is not ordered by key. */
-  String promote(int n) {
-    return promote == null ? null : ids(promote, n);
-  }
-
-  /**
-   * Sets the rows of {@code ids}' keys that waited behind them pending again where {@code ids} are
-   * all that held them back ({@link QueueSqlHome#promote}); nothing if the table is not ordered.
-   * Run before the rows are finished or set aside: setting a row pending early is harmless.
-   */
-  public void promote(Connection c, List<Long> ids) throws SQLException {
-    if (promote == null || ids.isEmpty()) {
-      return;
-    }
-    statements.with(
-        c,
-        promote(ids.size()),
-        ps -> {
-          bindIds(ps, 1, ids);
-          return ps.executeUpdate();
-        });
-  }
-
-  /**
-   * {@link QueueSqlHome#wakeWaiting}, or on a table not ordered by key every waiting row; returns
-   * how many rows it set pending.
-   */
-  public int wakeWaiting(Connection c) throws SQLException {
-    try (PreparedStatement ps = c.prepareStatement(wakeWaiting)) {
-      return ps.executeUpdate();
-    }
-  }
-
   // ---- outcomes, fenced by (leased_by, claims)
 
-  /**
-   * Finishes delivered rows ({@link QueueSqlHome#delete} or {@code done}), first setting pending
-   * the rows of their keys waiting behind them ({@link #promote}); returns how many it finished.
-   */
+  /** Finishes delivered rows ({@link QueueSqlHome#delete} or {@code done}); returns how many. */
   public int finish(Connection c, String owner, int claims, List<Long> ids, boolean keepDone)
       throws SQLException {
-    promote(c, ids);
     return statements.with(
         c,
         finishSql(ids.size(), keepDone),
@@ -356,15 +300,9 @@ public final class QueueSql {
     }
   }
 
-  /**
-   * {@link QueueSqlHome#park}; where parked rows do not block their keys (SKIP), first sets the row
-   * waiting behind this one pending ({@link #promote}). False if the fence did not hold.
-   */
+  /** {@link QueueSqlHome#park}. False if the fence did not hold. */
   public boolean park(Connection c, long id, String owner, int claims, int attempts, String error)
       throws SQLException {
-    if (keyOrder != null && !keyOrder.parkedBlocks()) {
-      promote(c, List.of(id));
-    }
     try (PreparedStatement ps = c.prepareStatement(park)) {
       ps.setInt(1, attempts);
       ps.setString(2, error);

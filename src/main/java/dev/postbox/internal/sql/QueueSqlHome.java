@@ -9,14 +9,12 @@ import java.util.List;
  * key it includes that a keyed row is the head of its key, see {@link KeyOrder}); {@code {key}} the
  * key column of such a table; {@code {claimSet}} and {@code {doneSet}} its extra assignments when
  * claimed and when finished ({@code ", …"} or nothing); {@code {ref}} and {@code {topic}} its row
- * reference and topic columns; {@code {blocking}} the states that hold back the later rows of a key
- * ({@link KeyOrder#blockingStates}); {@code {limit}} the batch size and {@code {window}} twice it,
+ * reference and topic columns; {@code {limit}} the batch size and {@code {window}} twice it,
  * written in as digits. Filled per statement: {@code {ids}} as many {@code ?} as ids are bound,
  * {@code {excluded}} nothing or {@code " AND id NOT IN (?, …)"}. Every other value is a bound
  * parameter, named in order in each comment.
  *
- * <p>States: 0 pending, 1 done (kept for retention), 2 parked, 3 waiting behind an older row of its
- * key (pending too, but not searched for heads: {@link KeyOrder}). Every change of a claimed row is
+ * <p>States: 0 pending, 1 done (kept for retention), 2 parked. Every change of a claimed row is
  * fenced by {@code leased_by} and {@code claims}, which only grows.
  */
 interface QueueSqlHome {
@@ -74,9 +72,9 @@ interface QueueSqlHome {
 
   /**
    * For a table ordered by key where a claim adds the runs in a second step: one branch {@code {n}}
-   * of a UNION ALL that reads, without locks, the ids of the next pending and of the next waiting
-   * rows of a key behind its head, oldest first in each part, each with {@code run_key} and {@code
-   * ready} (1 if due). Params: the key, the head's id, how many; the same for the waiting rows.
+   * of a UNION ALL that reads, without locks, the ids of the next pending rows of a key behind its
+   * head, oldest first, each with {@code run_key} and {@code ready} (1 if due). Params: the key,
+   * the head's id, how many.
    */
   default String followers() {
     return null;
@@ -96,65 +94,6 @@ interface QueueSqlHome {
    */
   default String leaseFollowers() {
     return null;
-  }
-
-  /**
-   * Where the claim takes runs in steps: after the heads and runs are leased, sets the other rows
-   * of the keys of the claimed rows {@code {ids}} that are still pending and due to waiting; never
-   * a claimed one. Params: the ids, the ids again.
-   */
-  default String demote() {
-    return null;
-  }
-
-  /**
-   * Before rows {@code {ids}} of a table ordered by key are finished, or set aside as parked under
-   * SKIP: for each of their keys, sets the row that comes next after the last of them pending if it
-   * was waiting and nothing between holds it back. Only the row next in line, not the oldest left:
-   * two finishes of parts of one run can run at once, and each would see the other's rows still
-   * pending. Params: the ids.
-   */
-  default String promote() {
-    return """
-        UPDATE {table} SET state = 0
-        WHERE state = 3 AND id IN ({next})"""
-        .replace("{next}", NEXT_WAITING)
-        .replace(
-            "{last}",
-            """
-            SELECT r.{key} AS run_key, MAX(r.id) AS last_id FROM {table} r
-            WHERE r.id IN ({ids}) AND r.{key} IS NOT NULL GROUP BY r.{key}""");
-  }
-
-  /**
-   * The waiting row next after the last of some rows of a key, for each key, where no row between
-   * holds it back; {@code {last}}: a query of (run_key, last_id). Each step reads one end of a
-   * range of the key index (msg_key, state, id): a MIN or an EXISTS over several states would read
-   * the whole key.
-   */
-  String NEXT_WAITING =
-      """
-
-          SELECT nx.next_id FROM (
-            SELECT f.run_key, f.last_id, (
-                SELECT MIN(n.id) FROM {table} n
-                WHERE n.{key} = f.run_key AND n.state = 3 AND n.id > f.last_id) AS next_id
-            FROM ({last}) f) nx
-          WHERE NOT EXISTS (
-            SELECT 1 FROM {table} b
-            WHERE b.{key} = nx.run_key AND b.state IN ({ahead}) AND b.id > nx.last_id
-              AND b.id < nx.next_id)""";
-
-  /**
-   * Sets pending every waiting row with no older row of its key holding it back: rows left waiting
-   * when the parking policy changed from BLOCK_KEY to SKIP. No params.
-   */
-  default String wakeWaiting() {
-    return """
-        UPDATE {table} SET state = 0
-        WHERE state = 3 AND NOT EXISTS (
-          SELECT 1 FROM {table} p
-          WHERE p.{key} = {table}.{key} AND p.id < {table}.id AND p.state IN ({blocking}))""";
   }
 
   /** Opens a claim's transaction on a connection in auto-commit mode; ended by COMMIT. */
@@ -242,8 +181,7 @@ interface QueueSqlHome {
     return """
         SELECT p.{key} AS blocked_key, p.id, p.{ref} AS ref, p.{topic} AS topic, p.attempts,
           p.last_error, p.created_at,
-          (SELECT COUNT(*) FROM {table} w WHERE w.{key} = p.{key} AND w.state IN (0, 3))
-            AS waiting
+          (SELECT COUNT(*) FROM {table} w WHERE w.{key} = p.{key} AND w.state = 0) AS waiting
         FROM {table} p
         WHERE p.state = 2 AND p.{key} IS NOT NULL AND NOT EXISTS (
           SELECT 1 FROM {table} e WHERE e.{key} = p.{key} AND e.state = 2 AND e.id < p.id)

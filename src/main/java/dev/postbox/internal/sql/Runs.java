@@ -45,11 +45,9 @@ final class Runs {
     try (PreparedStatement ps = c.prepareStatement(sql.followers(keyed.size()))) {
       int p = 1;
       for (Claimed<T> head : keyed) {
-        for (int part = 0; part < 2; part++) { // pending rows, then waiting ones
-          ps.setString(p++, head.key());
-          ps.setLong(p++, head.id());
-          ps.setInt(p++, share);
-        }
+        ps.setString(p++, head.key());
+        ps.setLong(p++, head.id());
+        ps.setInt(p++, share);
       }
       try (ResultSet rs = ps.executeQuery()) {
         while (rs.next()) {
@@ -66,7 +64,7 @@ final class Runs {
       rows.sort((a, b) -> Long.compare(Math.abs(a), Math.abs(b)));
       List<Long> run = new ArrayList<>(rows.size());
       for (long id : rows) {
-        if (id < 0 || run.size() == share) { // a row not due ends the run: none may overtake it
+        if (id < 0) { // a row not due ends the run: nothing behind it may overtake it
           break;
         }
         run.add(id);

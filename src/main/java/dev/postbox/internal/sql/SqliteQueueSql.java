@@ -55,18 +55,14 @@ final class SqliteQueueSql implements QueueSqlHome {
         RETURNING id, attempts, claims, created_at, {columns}""");
   }
 
-  /** Params: the key, the head's id, how many; the same for the waiting rows. */
+  /** Params: the key, the head's id, how many. */
   @Override
   public String followers() {
     return sql(
         """
         SELECT * FROM (
           SELECT id, {key} AS run_key, CASE WHEN available_at <= {now} THEN 1 ELSE 0 END AS ready
-          FROM {table} WHERE {key} = ? AND state = 0 AND id > ? ORDER BY id LIMIT ?) AS run{n}
-        UNION ALL
-        SELECT * FROM (
-          SELECT id, {key} AS run_key, CASE WHEN available_at <= {now} THEN 1 ELSE 0 END AS ready
-          FROM {table} WHERE {key} = ? AND state = 3 AND id > ? ORDER BY id LIMIT ?) AS wait{n}""");
+          FROM {table} WHERE {key} = ? AND state = 0 AND id > ? ORDER BY id LIMIT ?) AS run{n}""");
   }
 
   /**
@@ -78,20 +74,10 @@ final class SqliteQueueSql implements QueueSqlHome {
     return sql(
         """
         UPDATE {table}
-        SET state = 0, leased_by = ?, attempts = attempts + 1, claims = claims + 1{claimSet},
+        SET leased_by = ?, attempts = attempts + 1, claims = claims + 1{claimSet},
           available_at = ({now} + ?)
         WHERE id IN ({ids})
         RETURNING id, attempts, claims, created_at, {columns}""");
-  }
-
-  /** After the runs are leased, their keys' other rows still due wait. Params: the ids, twice. */
-  @Override
-  public String demote() {
-    return sql(
-        """
-        UPDATE {table} SET state = 3
-        WHERE state = 0 AND available_at <= {now} AND id NOT IN ({ids})
-          AND {key} IN (SELECT h.{key} FROM {table} h WHERE h.id IN ({ids}))""");
   }
 
   /** Params: leased_by, claims, the ids. */
@@ -158,7 +144,7 @@ final class SqliteQueueSql implements QueueSqlHome {
 
   @Override
   public String countPending() {
-    return "SELECT COUNT(*) FROM {table} WHERE state IN (0, 3)";
+    return "SELECT COUNT(*) FROM {table} WHERE state = 0";
   }
 
   @Override
@@ -166,12 +152,12 @@ final class SqliteQueueSql implements QueueSqlHome {
     return sql(
         """
         SELECT
-          (SELECT COUNT(*) FROM {table} WHERE state IN (0, 3)) AS pending,
-          (SELECT COUNT(*) FROM {table} WHERE state IN (0, 3) AND available_at <= {now}) AS due,
+          (SELECT COUNT(*) FROM {table} WHERE state = 0) AS pending,
+          (SELECT COUNT(*) FROM {table} WHERE state = 0 AND available_at <= {now}) AS due,
           (SELECT COUNT(*) FROM {table}
            WHERE state = 0 AND available_at > {now} AND leased_by IS NOT NULL) AS leased,
           (SELECT COUNT(*) FROM {table} WHERE state = 2) AS parked,
-          (SELECT MIN(created_at) FROM {table} WHERE state IN (0, 3)) AS oldest,
+          (SELECT MIN(created_at) FROM {table} WHERE state = 0) AS oldest,
           {blockedKeys} AS blocked_keys,
           {now} AS db_now""");
   }

@@ -59,7 +59,6 @@ final class WriteLockedClaim implements ClaimStrategy {
             });
         if (sql.keyOrder != null && probe == null && !into.isEmpty()) {
           addRuns(c, limit, reader, into);
-          demote(c, into);
         }
         s.execute("COMMIT");
       } catch (Throwable e) { // even an Error must not commit or leave a transaction open
@@ -95,25 +94,5 @@ final class WriteLockedClaim implements ClaimStrategy {
           return null;
         });
     into.addAll(Runs.unbroken(runs, leased));
-  }
-
-  /** Sets the due rows of the claimed keys that this claim did not take waiting. */
-  private <T> void demote(Connection c, List<Claimed<T>> claimed) throws SQLException {
-    List<Long> keyed = new ArrayList<>();
-    for (Claimed<T> row : claimed) {
-      if (row.key() != null) {
-        keyed.add(row.id());
-      }
-    }
-    if (keyed.isEmpty()) {
-      return;
-    }
-    sql.statements.with(
-        c,
-        sql.demote(keyed.size()),
-        ps -> {
-          QueueSql.bindIds(ps, QueueSql.bindIds(ps, 1, keyed), keyed);
-          return ps.executeUpdate();
-        });
   }
 }

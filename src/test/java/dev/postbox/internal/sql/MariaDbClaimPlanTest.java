@@ -94,12 +94,11 @@ class MariaDbClaimPlanTest {
         var ps =
             c.prepareStatement(
                 "INSERT INTO postbox_outbox"
-                    + " (event_id, topic, msg_key, state, payload, available_at, created_at)"
-                    + " VALUES (?, 't', ?, ?, '{}', UTC_TIMESTAMP(6), UTC_TIMESTAMP(6))")) {
+                    + " (event_id, topic, msg_key, payload, available_at, created_at)"
+                    + " VALUES (?, 't', ?, '{}', UTC_TIMESTAMP(6), UTC_TIMESTAMP(6))")) {
       for (int i = 0; i < 5000; i++) {
         ps.setString(1, "k" + i);
         ps.setString(2, "key" + (i % 50));
-        ps.setInt(3, i < 2500 ? 0 : 3); // the later half waits behind the first
         ps.addBatch();
       }
       ps.executeBatch();
@@ -133,16 +132,13 @@ class MariaDbClaimPlanTest {
               s,
               "EXPLAIN "
                   + dev.postbox.internal.jdbc.SqlText.inline(
-                      sql.followers(1), List.of("'key1'", "0", "10", "'key1'", "0", "10")));
-      int byKeyIndex = 0; // the pending part and the waiting part
+                      sql.followers(1), List.of("'key1'", "0", "10")));
+      boolean keyIndex = false;
       for (Map<String, String> step : runs) {
-        if ("postbox_outbox".equals(step.get("table"))) {
-          assertEquals("postbox_outbox_key", step.get("key"), "runs plan: " + runs);
-          byKeyIndex++;
-        }
+        keyIndex |= "postbox_outbox_key".equals(step.get("key"));
         assertFalse(step.get("Extra").contains("filesort"), "runs plan: " + runs);
       }
-      assertEquals(2, byKeyIndex, "runs plan: " + runs);
+      assertTrue(keyIndex, "runs plan: " + runs);
     }
   }
 
