@@ -38,14 +38,16 @@ import java.util.regex.Pattern;
  * dedupe.
  *
  * <p>Failure injection is driven by the payload ({@code "poison":true} always fails, {@code
- * "sleep":N} works N ms) and by a file ({@code --outage-file}: while it exists the transport fails
- * everything). Prints {@code CLOCK wall=<System.currentTimeMillis()>} at start, {@code READY} once
- * started, and a {@code STATUS} line with counters, thread and pool figures every {@code
- * --status-ms}. SIGTERM closes the dispatchers gracefully.
+ * "sleep":N} works N ms; a job with {@code "retrySleep":N} works N ms from its second attempt on)
+ * and by a file ({@code --outage-file}: while it exists the transport fails everything). Prints
+ * {@code CLOCK wall=<System.currentTimeMillis()>} at start, {@code READY} once started, and a
+ * {@code STATUS} line with counters, thread and pool figures every {@code --status-ms}. SIGTERM
+ * closes the dispatchers gracefully.
  */
 public final class DispatcherProcess {
   private static final Pattern ID = Pattern.compile("\"id\":\"([^\"]+)\"");
   private static final Pattern SLEEP = Pattern.compile("\"sleep\":(\\d+)");
+  private static final Pattern RETRY_SLEEP = Pattern.compile("\"retrySleep\":(\\d+)");
 
   private final Map<String, String> args;
   private final HikariDataSource ds;
@@ -240,6 +242,10 @@ public final class DispatcherProcess {
     String payload = item instanceof Envelope e ? e.payload() : (String) item;
     Matcher sleep = SLEEP.matcher(payload);
     long work = sleep.find() ? Long.parseLong(sleep.group(1)) : workMillis;
+    Matcher retrySleep = RETRY_SLEEP.matcher(payload);
+    if (retrySleep.find() && jobAttempts(eventId) > 1) {
+      work = Long.parseLong(retrySleep.group(1));
+    }
     if (work > 0) {
       long jitter = workMillis > 0 && work == workMillis ? workMillis / 2 : 0;
       Thread.sleep(work + (jitter > 0 ? ThreadLocalRandom.current().nextLong(jitter + 1) : 0));
@@ -258,6 +264,19 @@ public final class DispatcherProcess {
     }
     if (failure != null) {
       throw new IllegalStateException(failure);
+    }
+  }
+
+  /** The attempts of the job whose dedupe key is {@code eventId}, as stored (0 if none). */
+  private int jobAttempts(String eventId) throws SQLException {
+    try (Connection c = ds.getConnection();
+        PreparedStatement ps =
+            c.prepareStatement(
+                "SELECT attempts FROM postbox_jobs WHERE COALESCE(running_key, dedupe_key) = ?")) {
+      ps.setString(1, eventId);
+      try (ResultSet rs = ps.executeQuery()) {
+        return rs.next() ? rs.getInt(1) : 0;
+      }
     }
   }
 

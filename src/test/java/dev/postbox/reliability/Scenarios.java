@@ -834,7 +834,7 @@ final class Scenarios {
       int jobs = p.pick(4, 12);
       long runMillis = p.pick(7000L, 20_000L); // 3.5 and 10 leases
       for (int i = 0; i < jobs; i++) {
-        enqueueSleeping("lj-a-" + i, runMillis);
+        enqueueSleeping("lj-a-" + i, runMillis, runMillis);
       }
       h.awaitQuiet(Duration.ofMinutes(2), cs);
       long runsA = db.count("SELECT COUNT(*) FROM rel_deliveries WHERE event_id LIKE 'lj-a-%'");
@@ -845,7 +845,9 @@ final class Scenarios {
       String stateWhenRejected = "n/a";
       long runsB = 0;
       if (staleCompletion) {
-        enqueueSleeping("lj-b", 6000);
+        // the new owner's run ends long after the frozen one's stale completion, so the row read
+        // below is still the new owner's, whichever side the stale completion would have written
+        enqueueSleeping("lj-b", 6000, 15_000);
         String owner = awaitLeasedBy("lj-b", null, Duration.ofSeconds(30));
         Child frozen = cs.stream().filter(c -> c.instance.equals(owner)).findFirst().orElseThrow();
         Child other = cs.stream().filter(c -> c != frozen).findFirst().orElseThrow();
@@ -898,7 +900,8 @@ final class Scenarios {
     }
   }
 
-  private void enqueueSleeping(String id, long millis) {
+  /** Enqueues a job that works {@code millis} on its first attempt, {@code retryMillis} after. */
+  private void enqueueSleeping(String id, long millis, long retryMillis) {
     try (var c = db.ds().getConnection()) {
       c.setAutoCommit(false);
       try (var ps =
@@ -916,7 +919,15 @@ final class Scenarios {
           .build()
           .enqueue(
               c,
-              dev.postbox.Job.of("rel", "{\"id\":\"" + id + "\",\"sleep\":" + millis + "}")
+              dev.postbox.Job.of(
+                      "rel",
+                      "{\"id\":\""
+                          + id
+                          + "\",\"sleep\":"
+                          + millis
+                          + ",\"retrySleep\":"
+                          + retryMillis
+                          + "}")
                   .dedupeKey(id));
       c.commit();
     } catch (java.sql.SQLException e) {
