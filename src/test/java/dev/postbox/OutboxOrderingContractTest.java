@@ -14,6 +14,7 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BiPredicate;
 import org.junit.jupiter.api.Test;
@@ -280,26 +281,31 @@ public abstract class OutboxOrderingContractTest extends OutboxSuite {
     started(dispatcher(t));
     t.checker.committed("k", "first");
     t.checker.committed("k", "second");
-    AtomicInteger order = new AtomicInteger();
-    int[] firstCommitted = new int[1];
-    CompletableFuture<Integer> second;
+    // set just before the first commits: the second add, waiting for the first transaction's
+    // key lock, must return only after it (a counter bumped after commit() raced the second)
+    AtomicBoolean firstCommitting = new AtomicBoolean();
+    CompletableFuture<Boolean> second;
     try (Connection first = ds.getConnection()) {
       first.setAutoCommit(false);
       outbox.add(first, Message.of("t", "{}").eventId("first").key("k"));
       second =
           CompletableFuture.supplyAsync(
               () -> {
+                AtomicBoolean afterFirst = new AtomicBoolean();
                 Sql.commit(
-                    ds, c -> outbox.add(c, Message.of("t", "{}").eventId("second").key("k")));
-                return order.incrementAndGet();
+                    ds,
+                    c -> {
+                      outbox.add(c, Message.of("t", "{}").eventId("second").key("k"));
+                      afterFirst.set(firstCommitting.get());
+                    });
+                return afterFirst.get();
               });
       awaitWaitingProducer();
       assertFalse(second.isDone(), "the second add waits for the first transaction");
+      firstCommitting.set(true);
       first.commit();
-      firstCommitted[0] = order.incrementAndGet();
     }
-    assertEquals(2, second.get(60, TimeUnit.SECONDS), "the second committed after the first");
-    assertEquals(1, firstCommitted[0]);
+    assertTrue(second.get(60, TimeUnit.SECONDS), "the second add returned after the first commit");
     Await.until(WAIT, "both delivered", () -> t.checker.delivered() == 2);
     assertEquals(List.of("first", "second"), t.checker.firstSends("k"));
   }
