@@ -41,6 +41,11 @@ class PostgresClaimPlanTest {
   }
 
   private static QueueSql outboxSql() {
+    return outboxSql(null);
+  }
+
+  /** The outbox's statements; {@code order} null if the outbox is not ordered by key. */
+  private static QueueSql outboxSql(KeyOrder order) {
     return QueueSql.of(
         Dialects.of(Database.POSTGRESQL),
         new QueueTable<>(
@@ -52,7 +57,8 @@ class PostgresClaimPlanTest {
             "",
             "",
             "",
-            null),
+            null,
+            order),
         100);
   }
 
@@ -254,23 +260,6 @@ class PostgresClaimPlanTest {
     return plan.toString();
   }
 
-  private static QueueSql orderedOutboxSql() {
-    return QueueSql.of(
-        Dialects.of(Database.POSTGRESQL),
-        new QueueTable<>(
-            "postbox_outbox",
-            "event_id, topic, msg_key, payload, headers",
-            "event_id",
-            "topic",
-            "",
-            "",
-            "",
-            "",
-            null,
-            new KeyOrder("msg_key", true)),
-        100);
-  }
-
   /**
    * PostgreSQL JIT-compiles a statement whose estimated cost passes jit_above_cost, on every run:
    * tens of milliseconds per claim. The ordered claim's estimate stays below it on a large table of
@@ -279,7 +268,7 @@ class PostgresClaimPlanTest {
   @Test
   void theOrderedClaimOnALargeTableIsNeitherJitCompiledNorJoinedOverTheTable() throws Exception {
     db.resetSchema();
-    QueueSql sql = orderedOutboxSql();
+    QueueSql sql = outboxSql(new KeyOrder("msg_key", true));
     try (Connection c = db.dataSource().getConnection();
         Statement s = c.createStatement()) {
       assertEquals("on", value(s, "SHOW jit"));
