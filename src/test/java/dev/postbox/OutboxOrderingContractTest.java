@@ -188,6 +188,25 @@ public abstract class OutboxOrderingContractTest extends OutboxSuite {
   }
 
   @Test
+  void aRetriedHeadBehindMoreOfItsOwnRowsThanAClaimSearchesIsFoundAndGoesFirst() {
+    // k-0 fails once; due again, it comes after its own 150 waiting rows in due order, so the
+    // first 10 due rows a claim of 5 searches hold no head at all
+    OrderedTransport t = new OrderedTransport();
+    t.fails = (id, attempt) -> id.equals("k-0") && attempt == 1;
+    List<Message> rows = new ArrayList<>();
+    for (int i = 0; i <= 150; i++) {
+      rows.add(Message.of("t", "{}").eventId("k-" + i).key("k"));
+      t.checker.committed("k", "k-" + i);
+    }
+    Sql.commit(ds, c -> outbox.addAll(c, rows));
+    started(dispatcher(t).maxAttempts(3).batchSize(5));
+    Await.until(WAIT, "all 151 delivered", () -> t.checker.delivered() == 151);
+    assertEquals(2, t.calls("k-0"), "failed once, then sent");
+    assertEquals(1, t.calls("k-1"), "k-1 waited for k-0");
+    assertEquals(0, t.checker.inversions());
+  }
+
+  @Test
   void aMessageBeingRetriedHoldsItsKey() {
     OrderedTransport t = new OrderedTransport();
     t.fails = (id, attempt) -> id.equals("k-1") && attempt <= 3;

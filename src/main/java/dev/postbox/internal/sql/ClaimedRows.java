@@ -5,6 +5,7 @@ import dev.postbox.internal.dialect.Dialect;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.List;
+import java.util.function.IntConsumer;
 
 /** Reads the rows a claim returned, each with its attempt and claim count after the claim. */
 final class ClaimedRows {
@@ -25,12 +26,33 @@ final class ClaimedRows {
       Finish finish,
       String keyColumn)
       throws SQLException {
+    read(rs, dialect, offset, reader, into, finish, keyColumn, null);
+  }
+
+  /**
+   * {@link #read}, also reading the size of the window of due rows a claim ordered by key searched
+   * for heads into {@code windowRows}, which every row of such a claim carries (a row with a NULL
+   * id only carries the counts).
+   */
+  static <T> void read(
+      ResultSet rs,
+      Dialect dialect,
+      int offset,
+      RowReader<T> reader,
+      List<Claimed<T>> into,
+      Finish finish,
+      String keyColumn,
+      IntConsumer windowRows)
+      throws SQLException {
     while (rs.next()) {
       if (finish != null) {
         finish.written = rs.getInt("finished$rows");
       }
+      if (windowRows != null) {
+        windowRows.accept(rs.getInt("window$rows"));
+      }
       long id = rs.getLong("id");
-      if (finish != null && rs.wasNull()) {
+      if ((finish != null || windowRows != null) && rs.wasNull()) {
         continue;
       }
       int attempt = rs.getInt("attempts") + offset;

@@ -16,7 +16,7 @@ final class H2QueueSql implements QueueSqlHome {
   @Override
   public String candidates() {
     return """
-        SELECT id FROM {table}
+        SELECT id{windowKey} FROM {table}
         WHERE state = 0 AND available_at <= CURRENT_TIMESTAMP(6){filter}{excluded}
         ORDER BY available_at, id LIMIT {window}""";
   }
@@ -60,6 +60,30 @@ final class H2QueueSql implements QueueSqlHome {
             CASE WHEN available_at <= CURRENT_TIMESTAMP(6) THEN 1 ELSE 0 END AS ready
           FROM {table} WHERE {key} = ? AND state = 0 AND id > ? ORDER BY id LIMIT ?) AS run{n}""";
   }
+
+  // The walk over keys (KeyWalk) goes one key per statement, in process: H2 2.2 runs a recursive
+  // CTE's correlated step as a scan and sort of every row past the key (200 ms for 10 keys over
+  // 50,000 rows), while one step with its key bound is a probe of the key index (~70 µs). The
+  // "state + 0" keeps H2 from the claim index (state = 0), from which it sorted every pending row.
+
+  /** Params: the key to start after. */
+  @Override
+  public String walkKeyStep() {
+    return STEP.replace("{after}", "{key} > ?");
+  }
+
+  /** No params. */
+  @Override
+  public String walkKeyStepFromStart() {
+    return STEP.replace("{after}", "{key} >= ''");
+  }
+
+  private static final String STEP =
+      """
+      SELECT {key} AS walk_key, id AS walk_id,
+        CASE WHEN available_at <= CURRENT_TIMESTAMP(6) THEN 1 ELSE 0 END AS walk_due
+      FROM {table} WHERE {after} AND state + 0 = 0
+      ORDER BY {key}, state, id LIMIT 1""";
 
   /** Params: the ids. */
   @Override

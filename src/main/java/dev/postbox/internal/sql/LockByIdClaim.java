@@ -5,7 +5,11 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.Set;
 
 /**
  * H2's claim, in one JDBC transaction: the finish of delivered rows, an unlocked read of due ids, a
@@ -21,9 +25,11 @@ class LockByIdClaim implements ClaimStrategy {
   final String owner;
   final long leaseMillis;
   final boolean keepDone;
+  private final KeyWalk walk;
 
   LockByIdClaim(QueueSql sql, String owner, long leaseMillis, boolean keepDone) {
     this.sql = sql;
+    this.walk = new KeyWalk(sql);
     this.owner = owner;
     this.leaseMillis = leaseMillis;
     this.keepDone = keepDone;
@@ -72,29 +78,54 @@ class LockByIdClaim implements ClaimStrategy {
   /**
    * Reads candidate ids, then locks up to {@code limit} of them that are still due (read into
    * {@code into}), window after window: a window whose rows other claimers hold (or froze holding)
-   * must not hide the rows behind it.
+   * must not hide the rows behind it. On a table ordered by key, one window, whose candidates are
+   * the oldest row of each key in it, then the heads a walk over the keys finds if the window was
+   * full and too few were heads ({@link KeyWalk}).
    */
   <T> void lock(Connection c, int limit, Probe probe, RowReader<T> reader, List<Claimed<T>> into)
       throws SQLException {
     List<Long> tried = new ArrayList<>(probe == null ? List.of() : probe.excluded());
     int size = probe == null ? sql.window : 2 * limit;
+    boolean keyed = probe == null && sql.keyOrder != null;
     for (int window = 1; into.size() < limit; window++) {
-      List<Long> candidates = candidates(c, size, probe, tried);
-      if (candidates.isEmpty()) {
+      List<Long> candidates = new ArrayList<>(size);
+      int rows = candidates(c, size, probe, tried, candidates);
+      lockCandidates(c, candidates, limit, probe, reader, into);
+      if (keyed) {
+        if (walk.wanted(rows, into.size(), limit)) {
+          List<Long> far = walk.next(c, limit);
+          Set<Long> taken = new HashSet<>();
+          into.forEach(row -> taken.add(row.id()));
+          far.removeIf(taken::contains);
+          lockCandidates(c, far, limit, null, reader, into);
+        }
         break;
       }
-      try (PreparedStatement ps =
-          c.prepareStatement(sql.lockCandidates(candidates.size(), probe))) {
-        ps.setInt(QueueSql.bindIds(ps, 1, candidates), limit - into.size());
-        try (ResultSet rs = ps.executeQuery()) {
-          // the SELECT sees the counts before the UPDATE adds one
-          ClaimedRows.read(rs, sql.dialect, 1, reader, into, null, sql.keyColumn());
-        }
-      }
-      if (candidates.size() < size || window == MAX_WINDOWS) {
+      if (rows < size || window == MAX_WINDOWS) {
         break;
       }
       tried.addAll(candidates);
+    }
+  }
+
+  /** Locks up to {@code limit - into.size()} of {@code candidates} still due into {@code into}. */
+  private <T> void lockCandidates(
+      Connection c,
+      List<Long> candidates,
+      int limit,
+      Probe probe,
+      RowReader<T> reader,
+      List<Claimed<T>> into)
+      throws SQLException {
+    if (candidates.isEmpty()) {
+      return;
+    }
+    try (PreparedStatement ps = c.prepareStatement(sql.lockCandidates(candidates.size(), probe))) {
+      ps.setInt(QueueSql.bindIds(ps, 1, candidates), limit - into.size());
+      try (ResultSet rs = ps.executeQuery()) {
+        // the SELECT sees the counts before the UPDATE adds one
+        ClaimedRows.read(rs, sql.dialect, 1, reader, into, null, sql.keyColumn());
+      }
     }
   }
 
@@ -122,10 +153,16 @@ class LockByIdClaim implements ClaimStrategy {
     into.addAll(Runs.unbroken(runs, locked));
   }
 
-  /** Ids of due rows but {@code excluded}, read without locks; newest first for a probe. */
-  private List<Long> candidates(Connection c, int size, Probe probe, List<Long> excluded)
+  /**
+   * Reads the ids of due rows but {@code excluded}, without locks, newest first for a probe, into
+   * {@code into}: all of them, or on a table ordered by key the unkeyed ones and the oldest of each
+   * key (the others have it pending before them: not heads). Returns how many rows were read.
+   */
+  private int candidates(Connection c, int size, Probe probe, List<Long> excluded, List<Long> into)
       throws SQLException {
-    List<Long> ids = new ArrayList<>(size);
+    boolean keyed = probe == null && sql.keyOrder != null;
+    Map<String, Long> oldestOfKey = keyed ? new LinkedHashMap<>() : null;
+    int rows = 0;
     try (PreparedStatement ps = c.prepareStatement(sql.candidates(excluded.size(), probe))) {
       int p = QueueSql.bindIds(ps, 1, excluded);
       if (probe != null) {
@@ -133,10 +170,20 @@ class LockByIdClaim implements ClaimStrategy {
       }
       try (ResultSet rs = ps.executeQuery()) {
         while (rs.next()) {
-          ids.add(rs.getLong(1));
+          rows++;
+          long id = rs.getLong(1);
+          String key = keyed ? rs.getString(2) : null;
+          if (key == null) {
+            into.add(id);
+          } else {
+            oldestOfKey.merge(key, id, Math::min);
+          }
         }
       }
     }
-    return ids;
+    if (keyed) {
+      into.addAll(oldestOfKey.values());
+    }
+    return rows;
   }
 }

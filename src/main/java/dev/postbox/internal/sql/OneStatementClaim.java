@@ -4,20 +4,28 @@ import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.List;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * PostgreSQL's claim: one {@code UPDATE … RETURNING} in auto-commit, which also finishes the rows
  * delivered since the last claim ({@link QueueSqlHome#claimAfterFinish}): one round trip and one
- * commit claim new rows and finish delivered ones.
+ * commit claim new rows and finish delivered ones. On a table ordered by key, a claim whose window
+ * of due rows held too few heads is followed by a walk over the keys and a second claim of the
+ * heads it found ({@link KeyWalk}).
  */
 final class OneStatementClaim implements ClaimStrategy {
+  private static final Logger log = LoggerFactory.getLogger(OneStatementClaim.class);
+
   private final QueueSql sql;
   private final String owner;
   private final long leaseMillis;
   private final boolean keepDone;
+  private final KeyWalk walk;
 
   OneStatementClaim(QueueSql sql, String owner, long leaseMillis, boolean keepDone) {
     this.sql = sql;
+    this.walk = new KeyWalk(sql);
     this.owner = owner;
     this.leaseMillis = leaseMillis;
     this.keepDone = keepDone;
@@ -34,14 +42,42 @@ final class OneStatementClaim implements ClaimStrategy {
       throws SQLException {
     Finish carried = probe == null ? finish : null;
     boolean runs = probe == null && sql.runsInClaim(); // a probe is one row
+    if (!runs) {
+      claimRows(c, limit, probe, carried, reader, into);
+      return;
+    }
+    int window = claimRuns(c, carried, List.of(), reader, into);
+    if (walk.wanted(window, into.size(), limit)) {
+      // the first claim has committed: if this part fails, its rows and finish stand, and the
+      // far heads wait for a later claim
+      try {
+        List<Long> far = walk.next(c, limit);
+        if (!far.isEmpty()) {
+          claimRuns(c, null, far, reader, into);
+        }
+      } catch (SQLException e) {
+        log.warn(
+            "claim of heads beyond the window failed, left to the next claim: {}", e.toString());
+      }
+    }
+  }
+
+  /** A claim of rows in due order, or a probe. */
+  private <T> void claimRows(
+      Connection c,
+      int limit,
+      Probe probe,
+      Finish carried,
+      RowReader<T> reader,
+      List<Claimed<T>> into)
+      throws SQLException {
     String statement;
     if (probe != null) {
       statement = sql.probe(probe);
     } else if (carried != null) {
-      int n = carried.ids.size();
-      statement = runs ? sql.claimRunsAfterFinish(n, keepDone) : sql.claimAfterFinish(n, keepDone);
+      statement = sql.claimAfterFinish(carried.ids.size(), keepDone);
     } else {
-      statement = runs ? sql.claimRuns() : sql.claim;
+      statement = sql.claim;
     }
     sql.statements.with(
         c,
@@ -60,5 +96,35 @@ final class OneStatementClaim implements ClaimStrategy {
           }
           return null;
         });
+  }
+
+  /**
+   * A claim of heads, among the window's due rows and the {@code far} ones, with the runs behind
+   * them; returns the window's size.
+   */
+  private <T> int claimRuns(
+      Connection c, Finish carried, List<Long> far, RowReader<T> reader, List<Claimed<T>> into)
+      throws SQLException {
+    String statement =
+        carried != null ? sql.claimRunsAfterFinish(carried.ids.size(), keepDone) : sql.claimRuns();
+    int[] window = {0};
+    sql.statements.with(
+        c,
+        statement,
+        ps -> {
+          int p = 1;
+          ps.setString(p++, owner);
+          ps.setLong(p++, leaseMillis);
+          ps.setArray(p++, c.createArrayOf("bigint", far.toArray()));
+          if (carried != null) {
+            QueueSql.bindFence(ps, p, owner, carried.claims, carried.ids);
+          }
+          try (ResultSet rs = ps.executeQuery()) {
+            ClaimedRows.read(
+                rs, sql.dialect, 0, reader, into, carried, sql.keyColumn(), n -> window[0] = n);
+          }
+          return null;
+        });
+    return window[0];
   }
 }

@@ -62,6 +62,15 @@ final class PostgresQueueSql implements QueueSqlHome {
         LEFT JOIN claim$claimed ON TRUE""";
   }
 
+  // Heads: the claim looks for heads among the first {window} due rows only, so that a claim costs
+  // the same however many rows wait behind busy heads (unbounded, a claim over 10 busy keys read
+  // all 50,000 rows behind them, 100 ms each), and among the far heads it is given: each key's
+  // oldest pending row, found by a walk over the keys ({@link #walkKeys}) when the window holds
+  // too few. Of a key's rows in the window only the oldest can be its head (the others have it
+  // pending before them), so only that one is checked, with one probe of the key index. Every
+  // candidate passes the same checks under its row lock as before: pending, due, the head of its
+  // key. The statement returns the window's size on every row (a row with a NULL
+  // id only carries it), so that the claim knows whether heads may wait beyond it.
   // Runs: each keyed head brings the next rows of its key, read by the key index in id order up
   // to the first that is not due. Every head gets an equal share of the batch ((limit - 1) / heads
   // rows), so one long key does not crowd out the others; the runs are then cut to the batch, the
@@ -72,34 +81,13 @@ final class PostgresQueueSql implements QueueSqlHome {
   // estimated cost passed jit_above_cost, so each claim spent tens of milliseconds compiling, and
   // the claimed rows were joined by a merge join over the whole primary key instead of probes.
 
-  /** Params: leased_by, lease millis. */
+  /** Params: leased_by, lease millis, the far heads' ids (an array). */
   @Override
   public String claimRuns() {
     return """
-        WITH claim$lease (lease_owner, lease_millis) AS (SELECT CAST(? AS VARCHAR), CAST(? AS BIGINT)),
-        claim$heads (head_id, head_key, head_at) AS MATERIALIZED (
-          SELECT id, {key}, available_at FROM {table}
-          WHERE state = 0 AND available_at <= statement_timestamp(){filter}
-          ORDER BY available_at, id LIMIT {limit} FOR UPDATE SKIP LOCKED),
-        {runs}
-        UPDATE {table}
-        SET leased_by = claim$lease.lease_owner, attempts = attempts + 1, claims = claims + 1{claimSet},
-          available_at = statement_timestamp() + claim$lease.lease_millis * interval '1 millisecond'
-        FROM claim$due, claim$lease WHERE id = claim$due.due_id
-        RETURNING id, attempts, claims, created_at, {columns}"""
-        .replace("{runs}", RUNS);
-  }
-
-  /** Params: leased_by, lease millis, then the finish's: leased_by, claims, the ids. */
-  @Override
-  public String claimRunsAfterFinish() {
-    return """
-        WITH claim$lease (lease_owner, lease_millis) AS (SELECT CAST(? AS VARCHAR), CAST(? AS BIGINT)),
-        claim$finished AS ({finish} RETURNING id AS finished$id),
-        claim$heads (head_id, head_key, head_at) AS MATERIALIZED (
-          SELECT id, {key}, available_at FROM {table}
-          WHERE state = 0 AND available_at <= statement_timestamp(){filter}
-          ORDER BY available_at, id LIMIT {limit} FOR UPDATE SKIP LOCKED),
+        WITH claim$lease (lease_owner, lease_millis, far_ids) AS (
+          SELECT CAST(? AS VARCHAR), CAST(? AS BIGINT), CAST(? AS BIGINT[])),
+        {heads},
         {runs},
         claim$claimed AS (
           UPDATE {table}
@@ -107,11 +95,53 @@ final class PostgresQueueSql implements QueueSqlHome {
             available_at = statement_timestamp() + claim$lease.lease_millis * interval '1 millisecond'
           FROM claim$due, claim$lease WHERE id = claim$due.due_id
           RETURNING id, attempts, claims, created_at, {columns})
-        SELECT claim$claimed.*, claim$count.finished$rows
-        FROM (SELECT COUNT(*) AS finished$rows FROM claim$finished) claim$count
+        SELECT claim$claimed.*, claim$count.window$rows
+        FROM (SELECT COUNT(*) AS window$rows FROM claim$window) claim$count
         LEFT JOIN claim$claimed ON TRUE"""
+        .replace("{heads}", HEADS)
         .replace("{runs}", RUNS);
   }
+
+  /**
+   * Params: leased_by, lease millis, the far heads' ids (an array), then the finish's: leased_by,
+   * claims, the ids.
+   */
+  @Override
+  public String claimRunsAfterFinish() {
+    return """
+        WITH claim$lease (lease_owner, lease_millis, far_ids) AS (
+          SELECT CAST(? AS VARCHAR), CAST(? AS BIGINT), CAST(? AS BIGINT[])),
+        claim$finished AS ({finish} RETURNING id AS finished$id),
+        {heads},
+        {runs},
+        claim$claimed AS (
+          UPDATE {table}
+          SET leased_by = claim$lease.lease_owner, attempts = attempts + 1, claims = claims + 1{claimSet},
+            available_at = statement_timestamp() + claim$lease.lease_millis * interval '1 millisecond'
+          FROM claim$due, claim$lease WHERE id = claim$due.due_id
+          RETURNING id, attempts, claims, created_at, {columns})
+        SELECT claim$claimed.*, claim$count.finished$rows, claim$count.window$rows
+        FROM (SELECT (SELECT COUNT(*) FROM claim$finished) AS finished$rows,
+          (SELECT COUNT(*) FROM claim$window) AS window$rows) claim$count
+        LEFT JOIN claim$claimed ON TRUE"""
+        .replace("{heads}", HEADS)
+        .replace("{runs}", RUNS);
+  }
+
+  private static final String HEADS =
+      """
+      claim$window (window_id, window_key) AS MATERIALIZED (
+          SELECT id, {key} FROM {table} WHERE state = 0 AND available_at <= statement_timestamp()
+          ORDER BY available_at, id LIMIT {window}),
+        claim$heads (head_id, head_key, head_at) AS MATERIALIZED (
+          SELECT id, {key}, available_at FROM {table}
+          WHERE id = ANY (ARRAY(
+              SELECT window_id FROM claim$window WHERE window_key IS NULL
+              UNION ALL SELECT MIN(window_id) FROM claim$window
+                WHERE window_key IS NOT NULL GROUP BY window_key
+              UNION ALL SELECT unnest(far_ids) FROM claim$lease))
+            AND state = 0 AND available_at <= statement_timestamp(){filter}
+          ORDER BY available_at, id LIMIT {limit} FOR UPDATE SKIP LOCKED)""";
 
   private static final String RUNS =
       """
@@ -134,6 +164,37 @@ final class PostgresQueueSql implements QueueSqlHome {
             (SELECT next_id FROM claim$next ORDER BY next_pos, head_at, head_id
              LIMIT {limit} - (SELECT COUNT(*) FROM claim$heads))) claim$all
           LIMIT {limit})""";
+
+  // The walk visits keys in the key index's order, one index probe per key (a loose index scan:
+  // the recursive step jumps past all rows of the key it is on), and returns each key's oldest
+  // pending row. Only a candidate: the claim checks it is due and the head of its key.
+
+  /** Params: the key to start after, how many keys at most. */
+  @Override
+  public String walkKeys() {
+    return WALK.replace("{after}", "{key} > ? AND ");
+  }
+
+  /** Params: how many keys at most. */
+  @Override
+  public String walkKeysFromStart() {
+    return WALK.replace("{after}", "");
+  }
+
+  private static final String WALK =
+      """
+      WITH RECURSIVE walk$keys (walk_key, walk_id, walk_at, walk_n) AS (
+        (SELECT {key}, id, available_at, 1 FROM {table}
+         WHERE {after}{key} IS NOT NULL AND state = 0 ORDER BY {key}, id LIMIT 1)
+        UNION ALL
+        SELECT walk$next.k, walk$next.id, walk$next.available_at, walk$keys.walk_n + 1
+        FROM walk$keys CROSS JOIN LATERAL (
+          SELECT {key} AS k, id, available_at FROM {table}
+          WHERE {key} > walk$keys.walk_key AND state = 0 ORDER BY {key}, id LIMIT 1) walk$next
+        WHERE walk$keys.walk_n < ?)
+      SELECT walk_key, walk_id, CASE WHEN walk_at <= statement_timestamp() THEN 1 ELSE 0 END
+        AS walk_due
+      FROM walk$keys""";
 
   /** Params: leased_by, lease millis, the excluded ids, the limit. */
   @Override

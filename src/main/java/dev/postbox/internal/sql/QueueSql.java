@@ -52,6 +52,13 @@ public final class QueueSql {
   private final String followers;
   private final String lockFollowers;
   private final String leaseFollowers;
+  final String walkKeys;
+  final String claimHeads;
+  final String windowRows;
+  private final String leaseHeads;
+  final String walkKeysFromStart;
+  final String walkKeyStep;
+  final String walkKeyStepFromStart;
 
   private QueueSql(Dialect dialect, QueueSqlHome home, QueueTable<?> t, int batchSize) {
     this.dialect = dialect;
@@ -69,8 +76,17 @@ public final class QueueSql {
     this.followers = keyOrder == null ? null : fill(home.followers(), t, batchSize);
     this.lockFollowers = keyOrder == null ? null : fill(home.lockFollowers(), t, batchSize);
     this.leaseFollowers = keyOrder == null ? null : fill(home.leaseFollowers(), t, batchSize);
+    this.walkKeys = keyOrder == null ? null : fill(home.walkKeys(), t, batchSize);
+    this.claimHeads = keyOrder == null ? null : fill(home.claimHeads(), t, batchSize);
+    this.windowRows = keyOrder == null ? null : fill(home.windowRows(), t, batchSize);
+    this.leaseHeads = keyOrder == null ? null : fill(home.leaseHeads(), t, batchSize);
+    this.walkKeysFromStart = keyOrder == null ? null : fill(home.walkKeysFromStart(), t, batchSize);
+    this.walkKeyStep = keyOrder == null ? null : fill(home.walkKeyStep(), t, batchSize);
+    this.walkKeyStepFromStart =
+        keyOrder == null ? null : fill(home.walkKeyStepFromStart(), t, batchSize);
     this.probe = fill(home.probe(), t, batchSize);
-    this.candidates = fill(home.candidates(), t, batchSize);
+    // the window of a claim by id is searched for heads in Java and under the locks
+    this.candidates = fill(home.candidates(), t, batchSize, null, false);
     this.probeCandidates = fill(home.probeCandidates(), t, batchSize);
     this.lockCandidates = fill(home.lockCandidates(), t, batchSize);
     this.lockProbeCandidates = fill(home.lockProbeCandidates(), t, batchSize);
@@ -121,11 +137,18 @@ public final class QueueSql {
 
   /** {@code finished}: a subquery of rows the statement finishes, or null. */
   private static String fill(String template, QueueTable<?> t, int batchSize, String finished) {
+    return fill(template, t, batchSize, finished, true);
+  }
+
+  /** {@code heads}: whether {@code {filter}} keeps keyed rows to the heads of their keys. */
+  private static String fill(
+      String template, QueueTable<?> t, int batchSize, String finished, boolean heads) {
     if (template == null) {
       return null;
     }
     KeyOrder order = t.keyOrder();
-    String filter = t.claimFilter() + (order == null ? "" : order.headFilter(t.name(), finished));
+    String filter =
+        t.claimFilter() + (order == null || !heads ? "" : order.headFilter(t.name(), finished));
     return template
         .replace("{table}", t.name())
         .replace("{columns}", t.itemColumns())
@@ -143,7 +166,8 @@ public final class QueueSql {
         .replace("{ref}", t.refColumn())
         .replace("{topic}", t.topicColumn())
         .replace("{limit}", Integer.toString(batchSize))
-        .replace("{window}", Integer.toString(2 * batchSize));
+        .replace("{window}", Integer.toString(2 * batchSize))
+        .replace("{windowKey}", order == null ? "" : ", " + order.keyColumn() + " AS claim_key");
   }
 
   public Dialect dialect() {
@@ -245,6 +269,10 @@ public final class QueueSql {
 
   String lockFollowers(int n) {
     return ids(lockFollowers, n);
+  }
+
+  String leaseHeads(int n) {
+    return ids(leaseHeads, n);
   }
 
   String leaseFollowers(int n) {

@@ -9,10 +9,10 @@ import java.util.List;
  * key it includes that a keyed row is the head of its key, see {@link KeyOrder}); {@code {key}} the
  * key column of such a table; {@code {claimSet}} and {@code {doneSet}} its extra assignments when
  * claimed and when finished ({@code ", …"} or nothing); {@code {ref}} and {@code {topic}} its row
- * reference and topic columns; {@code {limit}} the batch size and {@code {window}} twice it,
- * written in as digits. Filled per statement: {@code {ids}} as many {@code ?} as ids are bound,
- * {@code {excluded}} nothing or {@code " AND id NOT IN (?, …)"}. Every other value is a bound
- * parameter, named in order in each comment.
+ * reference and topic columns; {@code {limit}} the batch size and {@code {window}} the due rows a
+ * claim searches for heads, written in as digits. Filled per statement: {@code {ids}} as many
+ * {@code ?} as ids are bound, {@code {excluded}} nothing or {@code " AND id NOT IN (?, …)"}. Every
+ * other value is a bound parameter, named in order in each comment.
  *
  * <p>States: 0 pending, 1 done (kept for retention), 2 parked. Every change of a claimed row is
  * fenced by {@code leased_by} and {@code claims}, which only grows.
@@ -67,6 +67,58 @@ interface QueueSqlHome {
 
   /** {@link #claimRuns} that first finishes delivered rows, as {@link #claimAfterFinish}. */
   default String claimRunsAfterFinish() {
+    return null;
+  }
+
+  /**
+   * For a table ordered by key where the claim statement takes heads only (the runs come in a
+   * second step): {@link #claim} that looks for heads among the first {window} due rows only.
+   * Params: leased_by, lease millis.
+   */
+  default String claimHeads() {
+    return null;
+  }
+
+  /** With {@link #claimHeads}: how many rows are due, counted up to {window}. No params. */
+  default String windowRows() {
+    return null;
+  }
+
+  /**
+   * Where the claim holds the write lock: leases up to {@code ?} of the rows {@code {ids}} that are
+   * due and heads of their keys, as {@link #claimHeads} would. Params: leased_by, lease millis, the
+   * ids, the limit.
+   */
+  default String leaseHeads() {
+    return null;
+  }
+
+  /**
+   * For a table ordered by key: a walk over the keys after {@code ?}, in key order, returning up to
+   * {@code ?} rows of {@code walk_key}, {@code walk_id}, the id of the key's oldest pending row,
+   * and {@code walk_due}, 1 if that row is due; read without locks. Params: the key to start after,
+   * how many keys.
+   */
+  default String walkKeys() {
+    return null;
+  }
+
+  /** {@link #walkKeys} from the first key. Params: how many keys. */
+  default String walkKeysFromStart() {
+    return null;
+  }
+
+  /**
+   * Where one statement per key is cheaper than {@link #walkKeys}: the first key after {@code ?} as
+   * one row of {@code walk_key}, {@code walk_id} and {@code walk_due}. Params: the key to start
+   * after.
+   */
+  default String walkKeyStep() {
+    return null;
+  }
+
+  /** {@link #walkKeyStep} for the first key. No params. */
+  default String walkKeyStepFromStart() {
     return null;
   }
 

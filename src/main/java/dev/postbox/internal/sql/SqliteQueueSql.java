@@ -41,6 +41,53 @@ final class SqliteQueueSql implements QueueSqlHome {
         RETURNING id, attempts, claims, created_at, {columns}""");
   }
 
+  /**
+   * Heads only among the first {window} due rows, and of a key's rows there only its oldest (the
+   * others have it pending before them); grouped by the key, or by id for rows without one. Params:
+   * leased_by, lease millis.
+   */
+  @Override
+  public String claimHeads() {
+    return sql(
+        """
+        UPDATE {table}
+        SET leased_by = ?, attempts = attempts + 1, claims = claims + 1{claimSet},
+          available_at = ({now} + ?)
+        WHERE id IN (
+          SELECT id FROM {table}
+          WHERE id IN (
+              SELECT MIN(window_id) FROM (
+                SELECT id AS window_id, {key} AS window_key FROM {table}
+                WHERE state = 0 AND available_at <= {now} ORDER BY available_at, id LIMIT {window})
+              GROUP BY CASE WHEN window_key IS NULL THEN window_id END, window_key)
+            AND state = 0 AND available_at <= {now}{filter}
+          ORDER BY available_at, id LIMIT {limit})
+        RETURNING id, attempts, claims, created_at, {columns}""");
+  }
+
+  /** Served by the claim index alone. No params. */
+  @Override
+  public String windowRows() {
+    return sql(
+        """
+        SELECT COUNT(*) FROM (
+          SELECT 1 FROM {table} WHERE state = 0 AND available_at <= {now} LIMIT {window})""");
+  }
+
+  /** Params: leased_by, lease millis, the ids. */
+  @Override
+  public String leaseHeads() {
+    return sql(
+        """
+        UPDATE {table}
+        SET leased_by = ?, attempts = attempts + 1, claims = claims + 1{claimSet},
+          available_at = ({now} + ?)
+        WHERE id IN (
+          SELECT id FROM {table} WHERE id IN ({ids}) AND state = 0 AND available_at <= {now}{filter}
+          ORDER BY available_at, id LIMIT ?)
+        RETURNING id, attempts, claims, created_at, {columns}""");
+  }
+
   /** Params: leased_by, lease millis, the excluded ids, the limit. */
   @Override
   public String probe() {
@@ -64,6 +111,37 @@ final class SqliteQueueSql implements QueueSqlHome {
           SELECT id, {key} AS run_key, CASE WHEN available_at <= {now} THEN 1 ELSE 0 END AS ready
           FROM {table} WHERE {key} = ? AND state = 0 AND id > ? ORDER BY id LIMIT ?) AS run{n}""");
   }
+
+  // The walk over keys (KeyWalk): each recursive step is one probe of the key index for the next
+  // key, however many rows a key has; then one probe for the key's oldest pending row.
+
+  /** Params: the key to start after, how many keys. */
+  @Override
+  public String walkKeys() {
+    return WALK.replace("{after}", "{key} > ? AND ");
+  }
+
+  /** Params: how many keys. */
+  @Override
+  public String walkKeysFromStart() {
+    return WALK.replace("{after}", "");
+  }
+
+  private static final String WALK =
+      sql(
+          """
+      WITH RECURSIVE walk$keys (walk_key, walk_n) AS (
+        SELECT (SELECT {key} FROM {table} WHERE {after}{key} IS NOT NULL AND state = 0
+          ORDER BY {key} LIMIT 1), 1
+        UNION ALL
+        SELECT (SELECT {key} FROM {table} WHERE {key} > walk$keys.walk_key AND state = 0
+          ORDER BY {key} LIMIT 1), walk$keys.walk_n + 1
+        FROM walk$keys WHERE walk$keys.walk_key IS NOT NULL AND walk$keys.walk_n < ?)
+      SELECT walk$keys.walk_key, walk$row.id AS walk_id,
+        CASE WHEN walk$row.available_at <= {now} THEN 1 ELSE 0 END AS walk_due
+      FROM walk$keys JOIN {table} walk$row ON walk$row.id = (
+        SELECT id FROM {table} WHERE {key} = walk$keys.walk_key AND state = 0 ORDER BY id LIMIT 1)
+      ORDER BY walk$keys.walk_n""");
 
   /**
    * Under the claim's write lock the followers read are still due. Params: leased_by, lease millis,

@@ -5,7 +5,9 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 
 /**
  * SQLite's claim: one writer per file, so the transaction takes the write lock up front ({@code
@@ -17,9 +19,11 @@ final class WriteLockedClaim implements ClaimStrategy {
   private final String owner;
   private final long leaseMillis;
   private final boolean keepDone;
+  private final KeyWalk walk;
 
   WriteLockedClaim(QueueSql sql, String owner, long leaseMillis, boolean keepDone) {
     this.sql = sql;
+    this.walk = new KeyWalk(sql);
     this.owner = owner;
     this.leaseMillis = leaseMillis;
     this.keepDone = keepDone;
@@ -42,9 +46,10 @@ final class WriteLockedClaim implements ClaimStrategy {
         if (finish != null) {
           finish.written = sql.finish(c, owner, finish.claims, finish.ids, keepDone);
         }
+        boolean heads = probe == null && sql.claimHeads != null;
         sql.statements.with(
             c,
-            probe != null ? sql.probe(probe) : sql.claim,
+            probe != null ? sql.probe(probe) : heads ? sql.claimHeads : sql.claim,
             ps -> {
               int p = 1;
               ps.setString(p++, owner);
@@ -57,6 +62,9 @@ final class WriteLockedClaim implements ClaimStrategy {
               }
               return null;
             });
+        if (heads && into.size() < limit && walk.wanted(window(c), into.size(), limit)) {
+          addFarHeads(c, limit, reader, into);
+        }
         if (sql.keyOrder != null && probe == null && !into.isEmpty()) {
           addRuns(c, limit, reader, into);
         }
@@ -70,6 +78,46 @@ final class WriteLockedClaim implements ClaimStrategy {
         throw e;
       }
     }
+  }
+
+  /**
+   * How many due rows are left, counted up to a window's size: SQLite's claim statement does not
+   * return the size of the window it searched, and the rows it took are no longer due, so a count
+   * that reaches the window says that heads may be waiting beyond it.
+   */
+  private int window(Connection c) throws SQLException {
+    return sql.statements.with(
+        c,
+        sql.windowRows,
+        ps -> {
+          try (ResultSet rs = ps.executeQuery()) {
+            return rs.next() ? rs.getInt(1) : 0;
+          }
+        });
+  }
+
+  /** Leases the heads a walk over the keys finds ({@link KeyWalk}); the write lock is held. */
+  private <T> void addFarHeads(Connection c, int limit, RowReader<T> reader, List<Claimed<T>> into)
+      throws SQLException {
+    List<Long> far = walk.next(c, limit);
+    Set<Long> taken = new HashSet<>();
+    into.forEach(row -> taken.add(row.id()));
+    far.removeIf(taken::contains);
+    if (far.isEmpty()) {
+      return;
+    }
+    sql.statements.with(
+        c,
+        sql.leaseHeads(far.size()),
+        ps -> {
+          ps.setString(1, owner);
+          ps.setLong(2, leaseMillis);
+          ps.setInt(QueueSql.bindIds(ps, 3, far), limit - into.size());
+          try (ResultSet rs = ps.executeQuery()) {
+            ClaimedRows.read(rs, sql.dialect, 0, reader, into, null, sql.keyColumn());
+          }
+          return null;
+        });
   }
 
   /** Leases the runs behind the heads in {@code into} ({@link Runs}); the write lock is held. */

@@ -89,7 +89,8 @@ class MariaDbClaimPlanTest {
   }
 
   @Test
-  void orderedClaimChecksEachCandidateIsTheHeadOfItsKeyByTheKeyIndex() throws Exception {
+  void orderedClaimChecksEachCandidateIsTheHeadOfItsKeyByTheKeyIndexAndWalksKeysLoosely()
+      throws Exception {
     try (Connection c = db.dataSource().getConnection();
         var ps =
             c.prepareStatement(
@@ -121,12 +122,34 @@ class MariaDbClaimPlanTest {
     try (Connection c = db.dataSource().getConnection();
         Statement s = c.createStatement()) {
       s.execute("ANALYZE TABLE postbox_outbox");
-      // the candidates by the claim index, the head check by the key index
+      // the candidates by the claim index; the head check, under the locks, by the key index
       List<Map<String, String>> steps = steps(s, "EXPLAIN " + sql.candidates(0, null));
-      assertEquals(2, steps.size(), "candidates plan: " + steps);
+      assertEquals(1, steps.size(), "candidates plan: " + steps);
       assertEquals("postbox_outbox_claim", steps.get(0).get("key"), "candidates plan: " + steps);
       assertFalse(steps.get(0).get("Extra").contains("filesort"), "candidates plan: " + steps);
-      assertEquals("postbox_outbox_key", steps.get(1).get("key"), "key check plan: " + steps);
+      List<Map<String, String>> lock =
+          steps(
+              s,
+              "EXPLAIN "
+                  + dev.postbox.internal.jdbc.SqlText.inline(
+                      sql.lockCandidates(3, null), List.of("1", "2", "3", "100")));
+      assertEquals(2, lock.size(), "lock plan: " + lock);
+      assertEquals("PRIMARY", lock.get(0).get("key"), "lock plan: " + lock);
+      assertEquals("postbox_outbox_key", lock.get(1).get("key"), "key check plan: " + lock);
+      // the walk over keys: a loose index scan, one probe per key, not every row of each key
+      List<Map<String, String>> walk =
+          steps(
+              s,
+              "EXPLAIN "
+                  + dev.postbox.internal.jdbc.SqlText.inline(
+                      sql.walkKeys, List.of("'key1'", "100")));
+      boolean loose = false;
+      for (Map<String, String> step : walk) {
+        loose |=
+            "postbox_outbox_key".equals(step.get("key"))
+                && step.get("Extra").contains("Using index for group-by");
+      }
+      assertTrue(loose, "walk plan: " + walk);
       List<Map<String, String>> runs =
           steps(
               s,

@@ -281,6 +281,7 @@ class PostgresClaimPlanTest {
             statement
                 .replaceFirst("\\?", "'someone'")
                 .replaceFirst("\\?", "120000")
+                .replaceFirst("\\?", "'{1,2}'")
                 .replace("?", "'1'");
         StringBuilder plan = new StringBuilder();
         try (ResultSet rs = s.executeQuery("EXPLAIN " + filled)) {
