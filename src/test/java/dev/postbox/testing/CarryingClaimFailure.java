@@ -54,7 +54,7 @@ public final class CarryingClaimFailure {
               if (sql.startsWith("DELETE FROM postbox_outbox")) {
                 finished[0] = true;
               }
-              boolean claim = sql.contains("ORDER BY available_at, id LIMIT");
+              boolean claim = sql.matches("(?s).*ORDER BY (state, )?available_at, id LIMIT.*");
               if (claim
                   && (finished[0] || sql.contains("claim$finished"))
                   && left.getAndDecrement() > 0) {

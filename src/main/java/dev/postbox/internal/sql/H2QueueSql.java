@@ -12,13 +12,17 @@ final class H2QueueSql implements QueueSqlHome {
     return Claiming.LOCK_BY_ID;
   }
 
-  /** Params: the excluded ids. */
+  /**
+   * Ordered by the claim index's own columns, state first: H2 2.2 does not see that the index is in
+   * due order once {@code state = 0} is fixed, and read and sorted every due row ("index sorted" in
+   * EXPLAIN now). Params: the excluded ids.
+   */
   @Override
   public String candidates() {
     return """
         SELECT id{windowKey} FROM {table}
         WHERE state = 0 AND available_at <= CURRENT_TIMESTAMP(6){filter}{excluded}
-        ORDER BY available_at, id LIMIT {window}""";
+        ORDER BY state, available_at, id LIMIT {window}""";
   }
 
   /** Params: the excluded ids, the limit. */

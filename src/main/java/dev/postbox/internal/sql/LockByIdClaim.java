@@ -50,8 +50,7 @@ class LockByIdClaim implements ClaimStrategy {
         finish.written = sql.finish(c, owner, finish.claims, finish.ids, keepDone);
       }
       // read after the finish, so that rows committed meanwhile are in this claim, not the next
-      lock(c, limit, probe, reader, into);
-      addRuns(c, limit, probe, reader, into);
+      lockWithRuns(c, limit, probe, reader, into);
       if (!into.isEmpty()) {
         List<Long> ids = new ArrayList<>(into.size());
         into.forEach(row -> ids.add(row.id()));
@@ -76,36 +75,51 @@ class LockByIdClaim implements ClaimStrategy {
   }
 
   /**
+   * Locks up to {@code limit} due rows into {@code into} ({@link #lock}); on a table ordered by
+   * key, with the runs behind the heads ({@link #addRuns}), and if the window was full and the
+   * claim is still short, the heads a walk over the keys finds, with their runs ({@link KeyWalk}).
+   */
+  <T> void lockWithRuns(
+      Connection c, int limit, Probe probe, RowReader<T> reader, List<Claimed<T>> into)
+      throws SQLException {
+    int window = lock(c, limit, probe, reader, into);
+    addRuns(c, limit, probe, reader, into);
+    if (probe != null || sql.keyOrder == null || !walk.wanted(window, into.size(), limit)) {
+      return;
+    }
+    List<Long> far = walk.next(c, limit - into.size());
+    Set<Long> taken = new HashSet<>();
+    into.forEach(row -> taken.add(row.id()));
+    far.removeIf(taken::contains);
+    List<Claimed<T>> farRows = new ArrayList<>();
+    lockCandidates(c, far, limit - into.size(), null, reader, farRows);
+    addRuns(c, limit - into.size(), null, reader, farRows);
+    into.addAll(farRows);
+  }
+
+  /**
    * Reads candidate ids, then locks up to {@code limit} of them that are still due (read into
    * {@code into}), window after window: a window whose rows other claimers hold (or froze holding)
    * must not hide the rows behind it. On a table ordered by key, one window, whose candidates are
-   * the oldest row of each key in it, then the heads a walk over the keys finds if the window was
-   * full and too few were heads ({@link KeyWalk}).
+   * the oldest row of each key in it. Returns the size of the last window read.
    */
-  <T> void lock(Connection c, int limit, Probe probe, RowReader<T> reader, List<Claimed<T>> into)
+  private <T> int lock(
+      Connection c, int limit, Probe probe, RowReader<T> reader, List<Claimed<T>> into)
       throws SQLException {
     List<Long> tried = new ArrayList<>(probe == null ? List.of() : probe.excluded());
     int size = probe == null ? sql.window : 2 * limit;
     boolean keyed = probe == null && sql.keyOrder != null;
+    int rows = 0;
     for (int window = 1; into.size() < limit; window++) {
       List<Long> candidates = new ArrayList<>(size);
-      int rows = candidates(c, size, probe, tried, candidates);
+      rows = candidates(c, size, probe, tried, candidates);
       lockCandidates(c, candidates, limit, probe, reader, into);
-      if (keyed) {
-        if (walk.wanted(rows, into.size(), limit)) {
-          List<Long> far = walk.next(c, limit);
-          Set<Long> taken = new HashSet<>();
-          into.forEach(row -> taken.add(row.id()));
-          far.removeIf(taken::contains);
-          lockCandidates(c, far, limit, null, reader, into);
-        }
-        break;
-      }
-      if (rows < size || window == MAX_WINDOWS) {
+      if (keyed || rows < size || window == MAX_WINDOWS) {
         break;
       }
       tried.addAll(candidates);
     }
+    return rows;
   }
 
   /** Locks up to {@code limit - into.size()} of {@code candidates} still due into {@code into}. */

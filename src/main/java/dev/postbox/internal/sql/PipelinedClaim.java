@@ -59,8 +59,7 @@ final class PipelinedClaim extends LockByIdClaim {
         }
         // the candidates are read after the begin, not before it in auto-commit: a round trip
         // between that read and the locking one leaves rows committed meanwhile to the next claim
-        lock(c, limit, probe, reader, into);
-        addRuns(c, limit, probe, reader, into);
+        lockWithRuns(c, limit, probe, reader, into);
         if (!into.isEmpty()) {
           List<Long> ids = new ArrayList<>(into.size());
           into.forEach(row -> ids.add(row.id()));

@@ -62,11 +62,16 @@ final class WriteLockedClaim implements ClaimStrategy {
               }
               return null;
             });
-        if (heads && into.size() < limit && walk.wanted(window(c), into.size(), limit)) {
-          addFarHeads(c, limit, reader, into);
-        }
         if (sql.keyOrder != null && probe == null && !into.isEmpty()) {
           addRuns(c, limit, reader, into);
+        }
+        if (heads && into.size() < limit && walk.wanted(window(c), into.size(), limit)) {
+          List<Claimed<T>> far = new ArrayList<>();
+          addFarHeads(c, limit - into.size(), into, reader, far);
+          if (!far.isEmpty()) {
+            addRuns(c, limit - into.size(), reader, far);
+          }
+          into.addAll(far);
         }
         s.execute("COMMIT");
       } catch (Throwable e) { // even an Error must not commit or leave a transaction open
@@ -96,25 +101,29 @@ final class WriteLockedClaim implements ClaimStrategy {
         });
   }
 
-  /** Leases the heads a walk over the keys finds ({@link KeyWalk}); the write lock is held. */
-  private <T> void addFarHeads(Connection c, int limit, RowReader<T> reader, List<Claimed<T>> into)
+  /**
+   * Leases into {@code far} up to {@code room} heads a walk over the keys finds ({@link KeyWalk}),
+   * but those {@code into} holds already; the write lock is held.
+   */
+  private <T> void addFarHeads(
+      Connection c, int room, List<Claimed<T>> into, RowReader<T> reader, List<Claimed<T>> far)
       throws SQLException {
-    List<Long> far = walk.next(c, limit);
+    List<Long> ids = walk.next(c, room);
     Set<Long> taken = new HashSet<>();
     into.forEach(row -> taken.add(row.id()));
-    far.removeIf(taken::contains);
-    if (far.isEmpty()) {
+    ids.removeIf(taken::contains);
+    if (ids.isEmpty()) {
       return;
     }
     sql.statements.with(
         c,
-        sql.leaseHeads(far.size()),
+        sql.leaseHeads(ids.size()),
         ps -> {
           ps.setString(1, owner);
           ps.setLong(2, leaseMillis);
-          ps.setInt(QueueSql.bindIds(ps, 3, far), limit - into.size());
+          ps.setInt(QueueSql.bindIds(ps, 3, ids), room);
           try (ResultSet rs = ps.executeQuery()) {
-            ClaimedRows.read(rs, sql.dialect, 0, reader, into, null, sql.keyColumn());
+            ClaimedRows.read(rs, sql.dialect, 0, reader, far, null, sql.keyColumn());
           }
           return null;
         });
