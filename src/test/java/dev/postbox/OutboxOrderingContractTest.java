@@ -188,6 +188,38 @@ public abstract class OutboxOrderingContractTest extends OutboxSuite {
   }
 
   @Test
+  void keysAfterManyBlockedKeysInKeyOrderAreReachedWalkAfterWalk() {
+    // 30 parked heads (keys b00..b29) with 10 waiting rows each fill every window a claim of 5
+    // searches, and each walk visits at most 5 keys: the healthy keys (y0..y4, last in key
+    // order) are reached only if each walk goes on from where the one before stopped
+    OrderedTransport t = new OrderedTransport();
+    t.fails = (id, attempt) -> id.startsWith("b") && id.endsWith("-0");
+    List<Message> blocked = new ArrayList<>();
+    for (int k = 0; k < 30; k++) {
+      String key = String.format("b%02d", k);
+      for (int i = 0; i <= 10; i++) {
+        blocked.add(Message.of("t", "{}").eventId(key + "-" + i).key(key));
+        t.checker.committed(key, key + "-" + i);
+      }
+    }
+    Sql.commit(ds, c -> outbox.addAll(c, blocked));
+    for (int k = 0; k < 5; k++) {
+      addKeyed(t, outbox, "y" + k, 3);
+    }
+    started(dispatcher(t).maxAttempts(1).batchSize(5));
+    Await.until(WAIT, "the healthy keys", () -> t.checker.delivered() == 15);
+    for (int k = 0; k < 5; k++) {
+      assertEquals(
+          List.of("y" + k + "-0", "y" + k + "-1", "y" + k + "-2"), t.checker.firstSends("y" + k));
+    }
+    Await.until(WAIT, "every blocked head parked", () -> Sql.count(ds, parkedSql()) == 30);
+    for (int k = 0; k < 30; k++) {
+      assertEquals(0, t.calls(String.format("b%02d", k) + "-1"), "never attempted behind its head");
+    }
+    assertEquals(0, t.checker.inversions());
+  }
+
+  @Test
   void aRetriedHeadBehindMoreOfItsOwnRowsThanAClaimSearchesIsFoundAndGoesFirst() {
     // k-0 fails once; due again, it comes after its own 150 waiting rows in due order, so the
     // first 10 due rows a claim of 5 searches hold no head at all

@@ -13,7 +13,7 @@ final class H2QueueSql implements QueueSqlHome {
   }
 
   /**
-   * Ordered by the claim index's own columns, state first: H2 2.2 does not see that the index is in
+   * Ordered by the claim index's own columns, state first: H2 2.5 does not see that the index is in
    * due order once {@code state = 0} is fixed, and read and sorted every due row ("index sorted" in
    * EXPLAIN now). Params: the excluded ids.
    */
@@ -65,7 +65,7 @@ final class H2QueueSql implements QueueSqlHome {
           FROM {table} WHERE {key} = ? AND state = 0 AND id > ? ORDER BY id LIMIT ?) AS run{n}""";
   }
 
-  // The walk over keys (KeyWalk) goes one key per statement, in process: H2 2.2 runs a recursive
+  // The walk over keys (KeyWalk) goes one key per statement, in process: H2 2.5 runs a recursive
   // CTE's correlated step as a scan and sort of every row past the key (200 ms for 10 keys over
   // 50,000 rows), while one step with its key bound is a probe of the key index (~70 µs). The
   // "state + 0" keeps H2 from the claim index (state = 0), from which it sorted every pending row.
