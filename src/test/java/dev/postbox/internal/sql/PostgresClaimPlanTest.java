@@ -261,6 +261,48 @@ class PostgresClaimPlanTest {
   }
 
   /**
+   * The walk over keys is a loose index scan: on 200,000 rows over 10 keys it returns the 10 keys,
+   * each with its oldest pending row, and reads a few pages of the key index per key, not the rows
+   * of each key.
+   */
+  @Test
+  void theWalkOverKeysReadsAFewIndexPagesPerKeyNotTheRowsOfEachKey() throws Exception {
+    db.resetSchema();
+    QueueSql sql = outboxSql(new KeyOrder("msg_key", true));
+    try (Connection c = db.dataSource().getConnection();
+        Statement s = c.createStatement()) {
+      s.execute(
+          "INSERT INTO postbox_outbox (event_id, topic, msg_key, payload)"
+              + " SELECT 'w' || i, 't', 'k' || (i % 10), '{}' FROM generate_series(1, 200000) i");
+      s.execute("VACUUM ANALYZE postbox_outbox");
+      List<String> keys = new ArrayList<>();
+      List<Long> ids = new ArrayList<>();
+      try (ResultSet rs = s.executeQuery(sql.walkKeysFromStart.replace("?", "100"))) {
+        while (rs.next()) {
+          keys.add(rs.getString("walk_key"));
+          ids.add(rs.getLong("walk_id"));
+          assertEquals(1, rs.getInt("walk_due"));
+        }
+      }
+      assertEquals(List.of("k0", "k1", "k2", "k3", "k4", "k5", "k6", "k7", "k8", "k9"), keys);
+      assertEquals(List.of(10L, 1L, 2L, 3L, 4L, 5L, 6L, 7L, 8L, 9L), ids);
+      StringBuilder plan = new StringBuilder();
+      try (ResultSet rs =
+          s.executeQuery(
+              "EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) "
+                  + sql.walkKeysFromStart.replace("?", "100"))) {
+        while (rs.next()) {
+          plan.append(rs.getString(1));
+        }
+      }
+      // the top node's counts are the whole statement's
+      int blocks = firstCount(plan, "Shared Hit Blocks") + firstCount(plan, "Shared Read Blocks");
+      // one key's rows alone fill over 50 pages of the key index
+      assertTrue(blocks < 200, "pages read by the walk: " + blocks + "\n" + plan);
+    }
+  }
+
+  /**
    * PostgreSQL JIT-compiles a statement whose estimated cost passes jit_above_cost, on every run:
    * tens of milliseconds per claim. The ordered claim's estimate stays below it on a large table of
    * few keys, and its claimed rows are found by primary key probes, not a join over the table.
@@ -294,6 +336,14 @@ class PostgresClaimPlanTest {
         assertTrue(!plan.toString().contains("Hash Join"), plan.toString());
       }
     }
+  }
+
+  /** The first {@code "name": n} of a JSON plan. */
+  private static int firstCount(CharSequence plan, String name) {
+    java.util.regex.Matcher m =
+        java.util.regex.Pattern.compile("\"" + name + "\": (\\d+)").matcher(plan);
+    assertTrue(m.find(), name + " in " + plan);
+    return Integer.parseInt(m.group(1));
   }
 
   private static String value(Statement s, String query) throws java.sql.SQLException {
