@@ -13,6 +13,15 @@ final class H2QueueSql implements QueueSqlHome {
   }
 
   /**
+   * With {@code state IN (0, 2)} H2 read every index entry of the key to tell whether a row is its
+   * head; with one state per probe it reads the range before the row.
+   */
+  @Override
+  public boolean headCheckPerState() {
+    return true;
+  }
+
+  /**
    * Ordered by the claim index's own columns, state first: H2 2.5 does not see that the index is in
    * due order once {@code state = 0} is fixed, and read and sorted every due row ("index sorted" in
    * EXPLAIN now). Params: the excluded ids.
@@ -55,14 +64,19 @@ final class H2QueueSql implements QueueSqlHome {
         ORDER BY id DESC LIMIT ? FOR UPDATE SKIP LOCKED""";
   }
 
-  /** Params: the key, the head's id, how many. */
+  /**
+   * Ordered by the key index's own columns, as the candidates are by the claim index's: ordered by
+   * id alone, H2 read and sorted every pending row of the key. Params: the key, the head's id, how
+   * many.
+   */
   @Override
   public String followers() {
     return """
         SELECT * FROM (
           SELECT id, {key} AS run_key,
             CASE WHEN available_at <= CURRENT_TIMESTAMP(6) THEN 1 ELSE 0 END AS ready
-          FROM {table} WHERE {key} = ? AND state = 0 AND id > ? ORDER BY id LIMIT ?) AS run{n}""";
+          FROM {table} WHERE {key} = ? AND state = 0 AND id > ?
+          ORDER BY {key}, state, id LIMIT ?) AS run{n}""";
   }
 
   // The walk over keys (KeyWalk) goes one key per statement, in process: H2 2.5 runs a recursive

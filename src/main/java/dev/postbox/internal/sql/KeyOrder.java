@@ -16,15 +16,35 @@ public record KeyOrder(String keyColumn, boolean parkedBlocks) {
 
   /**
    * The claim condition that a keyed row is the head of its key, for a row of {@code table}; rows
-   * whose id is in {@code gone} (a subquery, or null) count as finished already.
+   * whose id is in {@code gone} (a subquery, or null) count as finished already. {@code perState}:
+   * one check per blocking state, each a range of the key index {@code (key, state, id)}, for a
+   * database that does not probe that index with a list of states.
    */
-  String headFilter(String table, String gone) {
-    String k = keyColumn;
+  String headFilter(String table, String gone, boolean perState) {
+    if (!perState || !parkedBlocks) {
+      return " AND ("
+          + table
+          + "."
+          + keyColumn
+          + " IS NULL OR "
+          + noPrior(table, gone, blockingStates())
+          + ")";
+    }
     return " AND ("
         + table
         + "."
-        + k
-        + " IS NULL OR NOT EXISTS (SELECT 1 FROM "
+        + keyColumn
+        + " IS NULL OR ("
+        + noPrior(table, gone, "0")
+        + " AND "
+        + noPrior(table, gone, "2")
+        + "))";
+  }
+
+  /** No row of the key of {@code table}'s row before it in one of {@code states}. */
+  private String noPrior(String table, String gone, String states) {
+    String k = keyColumn;
+    return "NOT EXISTS (SELECT 1 FROM "
         + table
         + " postbox_prior WHERE postbox_prior."
         + k
@@ -32,12 +52,12 @@ public record KeyOrder(String keyColumn, boolean parkedBlocks) {
         + table
         + "."
         + k
+        + " AND postbox_prior.state "
+        + (states.contains(",") ? "IN (" + states + ")" : "= " + states)
         + " AND postbox_prior.id < "
         + table
-        + ".id AND postbox_prior.state IN ("
-        + blockingStates()
-        + ")"
+        + ".id"
         + (gone == null ? "" : " AND postbox_prior.id NOT IN (" + gone + ")")
-        + "))";
+        + ")";
   }
 }

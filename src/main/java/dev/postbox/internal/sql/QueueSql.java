@@ -131,24 +131,27 @@ public final class QueueSql {
   // the rows a combined claim finishes, which its other parts still see as pending
   private static final String FINISHED = "SELECT finished$id FROM claim$finished";
 
-  private static String fill(String template, QueueTable<?> t, int batchSize) {
+  private String fill(String template, QueueTable<?> t, int batchSize) {
     return fill(template, t, batchSize, null);
   }
 
   /** {@code finished}: a subquery of rows the statement finishes, or null. */
-  private static String fill(String template, QueueTable<?> t, int batchSize, String finished) {
+  private String fill(String template, QueueTable<?> t, int batchSize, String finished) {
     return fill(template, t, batchSize, finished, true);
   }
 
   /** {@code heads}: whether {@code {filter}} keeps keyed rows to the heads of their keys. */
-  private static String fill(
+  private String fill(
       String template, QueueTable<?> t, int batchSize, String finished, boolean heads) {
     if (template == null) {
       return null;
     }
     KeyOrder order = t.keyOrder();
     String filter =
-        t.claimFilter() + (order == null || !heads ? "" : order.headFilter(t.name(), finished));
+        t.claimFilter()
+            + (order == null || !heads
+                ? ""
+                : order.headFilter(t.name(), finished, home.headCheckPerState()));
     return template
         .replace("{table}", t.name())
         .replace("{columns}", t.itemColumns())

@@ -33,6 +33,15 @@ interface QueueSqlHome {
 
   Claiming claiming();
 
+  /**
+   * Whether the check that a keyed row is the head of its key probes the key index once per
+   * blocking state ({@link KeyOrder#headFilter}), for a database that does not probe it with a list
+   * of states.
+   */
+  default boolean headCheckPerState() {
+    return false;
+  }
+
   /** Claims up to {limit} due rows, oldest due first. Params: leased_by, lease millis. */
   default String claim() {
     return null;
