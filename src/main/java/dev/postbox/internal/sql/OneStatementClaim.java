@@ -46,14 +46,15 @@ final class OneStatementClaim implements ClaimStrategy {
       claimRows(c, limit, probe, carried, reader, into);
       return;
     }
-    int window = claimRuns(c, carried, List.of(), reader, into);
+    int window = claimRuns(c, carried, List.of(), limit, reader, into);
     if (walk.wanted(window, into.size(), limit)) {
       // the first claim has committed: if this part fails, its rows and finish stand, and the
       // far heads wait for a later claim
       try {
-        List<Long> far = walk.next(c, limit);
+        int room = limit - into.size();
+        List<Long> far = walk.next(c, room);
         if (!far.isEmpty()) {
-          claimRuns(c, null, far, reader, into);
+          claimRuns(c, null, far, room, reader, into);
         }
       } catch (SQLException e) {
         log.warn(
@@ -99,11 +100,16 @@ final class OneStatementClaim implements ClaimStrategy {
   }
 
   /**
-   * A claim of heads, among the window's due rows and the {@code far} ones, with the runs behind
-   * them; returns the window's size.
+   * A claim of up to {@code room} rows: heads, among the window's due rows and the {@code far}
+   * ones, with the runs behind them; returns the window's size.
    */
   private <T> int claimRuns(
-      Connection c, Finish carried, List<Long> far, RowReader<T> reader, List<Claimed<T>> into)
+      Connection c,
+      Finish carried,
+      List<Long> far,
+      int room,
+      RowReader<T> reader,
+      List<Claimed<T>> into)
       throws SQLException {
     String statement =
         carried != null ? sql.claimRunsAfterFinish(carried.ids.size(), keepDone) : sql.claimRuns();
@@ -116,6 +122,7 @@ final class OneStatementClaim implements ClaimStrategy {
           ps.setString(p++, owner);
           ps.setLong(p++, leaseMillis);
           ps.setArray(p++, c.createArrayOf("bigint", far.toArray()));
+          ps.setInt(p++, room);
           if (carried != null) {
             QueueSql.bindFence(ps, p, owner, carried.claims, carried.ids);
           }

@@ -81,12 +81,12 @@ final class PostgresQueueSql implements QueueSqlHome {
   // estimated cost passed jit_above_cost, so each claim spent tens of milliseconds compiling, and
   // the claimed rows were joined by a merge join over the whole primary key instead of probes.
 
-  /** Params: leased_by, lease millis, the far heads' ids (an array). */
+  /** Params: leased_by, lease millis, the far heads' ids (an array), how many rows at most. */
   @Override
   public String claimRuns() {
     return """
-        WITH claim$lease (lease_owner, lease_millis, far_ids) AS (
-          SELECT CAST(? AS VARCHAR), CAST(? AS BIGINT), CAST(? AS BIGINT[])),
+        WITH claim$lease (lease_owner, lease_millis, far_ids, room) AS (
+          SELECT CAST(? AS VARCHAR), CAST(? AS BIGINT), CAST(? AS BIGINT[]), CAST(? AS INTEGER)),
         {heads},
         {runs},
         claim$claimed AS (
@@ -103,14 +103,14 @@ final class PostgresQueueSql implements QueueSqlHome {
   }
 
   /**
-   * Params: leased_by, lease millis, the far heads' ids (an array), then the finish's: leased_by,
-   * claims, the ids.
+   * Params: leased_by, lease millis, the far heads' ids (an array), how many rows at most, then the
+   * finish's: leased_by, claims, the ids.
    */
   @Override
   public String claimRunsAfterFinish() {
     return """
-        WITH claim$lease (lease_owner, lease_millis, far_ids) AS (
-          SELECT CAST(? AS VARCHAR), CAST(? AS BIGINT), CAST(? AS BIGINT[])),
+        WITH claim$lease (lease_owner, lease_millis, far_ids, room) AS (
+          SELECT CAST(? AS VARCHAR), CAST(? AS BIGINT), CAST(? AS BIGINT[]), CAST(? AS INTEGER)),
         claim$finished AS ({finish} RETURNING id AS finished$id),
         {heads},
         {runs},
@@ -163,7 +163,7 @@ final class PostgresQueueSql implements QueueSqlHome {
             UNION ALL
             (SELECT next_id FROM claim$next ORDER BY next_pos, head_at, head_id
              LIMIT {limit} - (SELECT COUNT(*) FROM claim$heads))) claim$all
-          LIMIT {limit})""";
+          LIMIT (SELECT room FROM claim$lease))""";
 
   // The walk visits keys in the key index's order, one index probe per key (a loose index scan:
   // the recursive step jumps past all rows of the key it is on), and returns each key's oldest

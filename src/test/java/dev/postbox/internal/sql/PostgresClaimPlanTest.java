@@ -324,6 +324,7 @@ class PostgresClaimPlanTest {
                 .replaceFirst("\\?", "'someone'")
                 .replaceFirst("\\?", "120000")
                 .replaceFirst("\\?", "'{1,2}'")
+                .replaceFirst("\\?", "100")
                 .replace("?", "'1'");
         StringBuilder plan = new StringBuilder();
         try (ResultSet rs = s.executeQuery("EXPLAIN " + filled)) {
