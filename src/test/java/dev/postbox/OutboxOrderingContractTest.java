@@ -166,8 +166,8 @@ public abstract class OutboxOrderingContractTest extends OutboxSuite {
 
   @Test
   void otherKeysDoNotWaitEvenBehindMoreWaitingRowsThanAClaimSearchesForHeads() {
-    // a claim of 5 looks for heads among the first 100 pending rows; k's 150 waiting rows fill
-    // them all, so it must look further to find j
+    // a claim of 5 looks for heads among the first 10 due rows; k's 150 waiting rows fill them
+    // all, so it must look further to find j and the message without a key
     OrderedTransport t = new OrderedTransport();
     t.fails = (id, attempt) -> id.equals("k-0"); // parks at once: maxAttempts 1
     addKeyed(t, outbox, "k", 1);
@@ -178,8 +178,10 @@ public abstract class OutboxOrderingContractTest extends OutboxSuite {
     }
     Sql.commit(ds, c -> outbox.addAll(c, waiting));
     addKeyed(t, outbox, "j", 3);
+    Sql.commit(ds, c -> outbox.add(c, Message.of("t", "{}").eventId("plain")));
     started(dispatcher(t).maxAttempts(1).batchSize(5));
     Await.until(WAIT, "the other key", () -> t.checker.delivered() == 3);
+    Await.until(WAIT, "the message without a key", () -> t.calls("plain") == 1);
     assertEquals(List.of("j-0", "j-1", "j-2"), t.checker.firstSends("j"));
     assertEquals(1, t.calls("k-0"), "the head, parked at once");
     for (int i = 1; i <= 150; i++) {

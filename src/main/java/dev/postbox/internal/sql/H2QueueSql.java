@@ -84,6 +84,14 @@ final class H2QueueSql implements QueueSqlHome {
   // 50,000 rows), while one step with its key bound is a probe of the key index (~70 µs). The
   // "state + 0" keeps H2 from the claim index (state = 0), from which it sorted every pending row.
 
+  /** Params: how many. */
+  @Override
+  public String unkeyedDue() {
+    return """
+        SELECT id FROM {table} WHERE {key} IS NULL AND state = 0 AND available_at <= CURRENT_TIMESTAMP(6)
+        ORDER BY state, available_at, id LIMIT ?""";
+  }
+
   /** Params: the key to start after. */
   @Override
   public String walkKeyStep() {

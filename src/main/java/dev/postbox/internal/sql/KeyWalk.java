@@ -8,6 +8,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.TimeUnit;
 
 /**
  * Where a claim finds the heads its window of due rows does not show: on a table ordered by key, a
@@ -21,7 +22,12 @@ import java.util.Set;
  * <p>One per claim strategy, used by its lane's claim loop only: not thread-safe.
  */
 final class KeyWalk {
+  // messages without a key are not in the walk: they are looked for past the window this often
+  // (an unbounded search, as cheap as the window only when such messages wait)
+  private static final long UNKEYED_EVERY_NANOS = TimeUnit.SECONDS.toNanos(1);
+
   private final QueueSql sql;
+  private long unkeyedAt = System.nanoTime() - UNKEYED_EVERY_NANOS;
   private String after; // the key the last walk stopped at; null: start from the first key
 
   KeyWalk(QueueSql sql) {
@@ -58,6 +64,10 @@ final class KeyWalk {
       after = more.size() == wanted ? more.getLast().key() : null;
     }
     Set<Long> ids = new LinkedHashSet<>(heads.size());
+    if (System.nanoTime() - unkeyedAt >= UNKEYED_EVERY_NANOS) {
+      unkeyedAt = System.nanoTime();
+      ids.addAll(unkeyed(c, keys));
+    }
     for (Head head : heads) {
       if (head.due()) { // a key whose oldest row is leased or waits for a retry is busy
         ids.add(head.id());
@@ -67,6 +77,20 @@ final class KeyWalk {
   }
 
   private record Head(String key, long id, boolean due) {}
+
+  /** Up to {@code n} due rows without a key, oldest due first. */
+  private List<Long> unkeyed(Connection c, int n) throws SQLException {
+    List<Long> ids = new ArrayList<>(n);
+    try (PreparedStatement ps = c.prepareStatement(sql.unkeyedDue)) {
+      ps.setInt(1, n);
+      try (ResultSet rs = ps.executeQuery()) {
+        while (rs.next()) {
+          ids.add(rs.getLong(1));
+        }
+      }
+    }
+    return ids;
+  }
 
   private List<Head> read(Connection c, String from, int keys) throws SQLException {
     List<Head> heads = new ArrayList<>(keys);

@@ -78,6 +78,14 @@ final class MySqlQueueSql implements QueueSqlHome {
   // whether each key's oldest pending row is due. A recursive CTE stepping from key to key
   // scanned the index from its start on every step in MariaDB 10.11.
 
+  /** Params: how many. */
+  @Override
+  public String unkeyedDue() {
+    return """
+        SELECT id FROM {table} WHERE {key} IS NULL AND state = 0 AND available_at <= UTC_TIMESTAMP(6)
+        ORDER BY available_at, id LIMIT ?""";
+  }
+
   /** Params: the key to start after, how many keys. */
   @Override
   public String walkKeys() {

@@ -169,6 +169,14 @@ final class PostgresQueueSql implements QueueSqlHome {
   // the recursive step jumps past all rows of the key it is on), and returns each key's oldest
   // pending row. Only a candidate: the claim checks it is due and the head of its key.
 
+  /** Params: how many. */
+  @Override
+  public String unkeyedDue() {
+    return """
+        SELECT id FROM {table} WHERE {key} IS NULL AND state = 0 AND available_at <= statement_timestamp()
+        ORDER BY available_at, id LIMIT ?""";
+  }
+
   /** Params: the key to start after, how many keys at most. */
   @Override
   public String walkKeys() {

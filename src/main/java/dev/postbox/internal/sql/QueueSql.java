@@ -58,6 +58,7 @@ public final class QueueSql {
   private final String leaseHeads;
   final String walkKeysFromStart;
   final String walkKeyStep;
+  final String unkeyedDue;
   final String walkKeyStepFromStart;
 
   private QueueSql(Dialect dialect, QueueSqlHome home, QueueTable<?> t, int batchSize) {
@@ -82,6 +83,7 @@ public final class QueueSql {
     this.leaseHeads = keyOrder == null ? null : fill(home.leaseHeads(), t, batchSize);
     this.walkKeysFromStart = keyOrder == null ? null : fill(home.walkKeysFromStart(), t, batchSize);
     this.walkKeyStep = keyOrder == null ? null : fill(home.walkKeyStep(), t, batchSize);
+    this.unkeyedDue = keyOrder == null ? null : fill(home.unkeyedDue(), t, batchSize);
     this.walkKeyStepFromStart =
         keyOrder == null ? null : fill(home.walkKeyStepFromStart(), t, batchSize);
     this.probe = fill(home.probe(), t, batchSize);

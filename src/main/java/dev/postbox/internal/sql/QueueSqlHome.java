@@ -112,6 +112,14 @@ interface QueueSqlHome {
     return null;
   }
 
+  /**
+   * For a table ordered by key: the ids of up to {@code ?} due rows without a key, oldest due first
+   * (which the walk over keys does not see). Params: how many.
+   */
+  default String unkeyedDue() {
+    return null;
+  }
+
   /** {@link #walkKeys} from the first key. Params: how many keys. */
   default String walkKeysFromStart() {
     return null;

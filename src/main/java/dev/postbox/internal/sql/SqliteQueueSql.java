@@ -115,6 +115,15 @@ final class SqliteQueueSql implements QueueSqlHome {
   // The walk over keys (KeyWalk): each recursive step is one probe of the key index for the next
   // key, however many rows a key has; then one probe for the key's oldest pending row.
 
+  /** Params: how many. */
+  @Override
+  public String unkeyedDue() {
+    return sql(
+        """
+        SELECT id FROM {table} WHERE {key} IS NULL AND state = 0 AND available_at <= {now}
+        ORDER BY available_at, id LIMIT ?""");
+  }
+
   /** Params: the key to start after, how many keys. */
   @Override
   public String walkKeys() {
