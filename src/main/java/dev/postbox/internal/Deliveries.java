@@ -61,8 +61,10 @@ final class Deliveries<T> {
   /**
    * Starts the deliveries of a claim's rows, parking those that must not be delivered; the rows of
    * a key behind a parked one are handed back (they wait for it, or go on after it next claim).
+   * During an outage the first delivery is the probe if {@code mayProbe} (the main claim loop's
+   * claim), and all are handed back otherwise (an extra loop's claim that met the outage).
    */
-  void startAll(List<Claimed<T>> rows) {
+  void startAll(List<Claimed<T>> rows, boolean mayProbe) {
     List<Claimed<T>> deliverable = new ArrayList<>(rows.size());
     Set<String> stoppedKeys = null;
     for (Claimed<T> row : sortedByKey(rows)) {
@@ -81,7 +83,7 @@ final class Deliveries<T> {
       }
     }
     if (!deliverable.isEmpty()) {
-      slots.start(units(deliverable));
+      slots.start(units(deliverable), mayProbe);
     }
   }
 

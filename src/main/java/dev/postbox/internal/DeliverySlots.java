@@ -28,6 +28,7 @@ final class DeliverySlots<T> {
 
   private final String name;
   private final int concurrency;
+  private final int batchSize;
   private final OutcomeQueue outcomes;
   private final Outage outage;
   private final BooleanSupplier stopping;
@@ -36,8 +37,11 @@ final class DeliverySlots<T> {
   private final Thread.Builder threads;
   private final ReentrantLock lock = new ReentrantLock();
   private final Condition slotFreed = lock.newCondition();
+  private final Condition roomFreed = lock.newCondition(); // fewer than a batch of rows wait
   private volatile int running; // written under lock; read without it
   private final ArrayDeque<List<Claimed<T>>> waiting = new ArrayDeque<>(); // guarded by lock
+  private int waitingRows; // the rows in waiting; guarded by lock
+  private int roomWaiters; // loops in awaitRoom; guarded by lock
   private final Set<Thread> deliveries = new HashSet<>(); // guarded by lock
 
   /**
@@ -46,12 +50,14 @@ final class DeliverySlots<T> {
   DeliverySlots(
       String name,
       int concurrency,
+      int batchSize,
       OutcomeQueue outcomes,
       Outage outage,
       BooleanSupplier stopping,
       Function<List<Claimed<T>>, Runnable> task) {
     this.name = name;
     this.concurrency = concurrency;
+    this.batchSize = batchSize;
     this.outcomes = outcomes;
     this.outage = outage;
     this.stopping = stopping;
@@ -67,10 +73,10 @@ final class DeliverySlots<T> {
 
   /**
    * Starts a delivery for each of {@code units} (its rows go to one delivery thread, in order), or
-   * queues it for a slot. Hands them back instead while stopping, and all but the first unit (the
-   * probe) during an outage.
+   * queues it for a slot. Hands them back instead while stopping, and during an outage all but the
+   * first unit (the probe) if {@code mayProbe}, else all.
    */
-  void start(List<List<Claimed<T>>> units) {
+  void start(List<List<Claimed<T>>> units, boolean mayProbe) {
     List<Thread> started = new ArrayList<>(Math.min(units.size(), concurrency));
     List<List<Claimed<T>>> startedRows = new ArrayList<>(started.size());
     List<List<Claimed<T>>> handBack = List.of();
@@ -81,8 +87,8 @@ final class DeliverySlots<T> {
       } else {
         int end = units.size();
         if (outage.active()) {
-          handBack = units.subList(1, end);
-          end = 1;
+          end = mayProbe ? 1 : 0;
+          handBack = units.subList(end, units.size());
         }
         for (int i = 0; i < end; i++) {
           startOrQueue(units.get(i), started, startedRows);
@@ -109,6 +115,7 @@ final class DeliverySlots<T> {
       startedRows.add(rows);
     } else {
       waiting.add(rows);
+      waitingRows += rows.size();
     }
   }
 
@@ -137,10 +144,14 @@ final class DeliverySlots<T> {
           handedBack += release(rows);
         }
         waiting.clear();
+        waitingRows = 0;
+        roomFreed();
       }
       nextRows = waiting.poll();
       if (nextRows != null) {
         next = thread(nextRows); // the slot passes on: running stays as it is
+        waitingRows -= nextRows.size();
+        roomFreed();
       } else {
         running--;
         idle = running == 0;
@@ -228,6 +239,8 @@ final class DeliverySlots<T> {
     try {
       waiting.forEach(rows::addAll);
       waiting.clear();
+      waitingRows = 0;
+      roomFreed();
     } finally {
       lock.unlock();
     }
@@ -264,11 +277,39 @@ final class DeliverySlots<T> {
     }
   }
 
+  /**
+   * Waits until fewer than a batch of claimed rows wait for a slot, however many deliveries run, so
+   * that the next claim is under way while the last ones are delivered; false if the lane is
+   * stopping. With every loop of a lane waiting here or in {@link #awaitSlot}, at most a batch per
+   * loop waits.
+   */
+  boolean awaitRoom() {
+    lock.lock();
+    try {
+      roomWaiters++;
+      while (waitingRows >= batchSize && !stopping.getAsBoolean()) {
+        roomFreed.awaitUninterruptibly();
+      }
+      return !stopping.getAsBoolean();
+    } finally {
+      roomWaiters--;
+      lock.unlock();
+    }
+  }
+
+  /** Under the lock: wakes the loops in awaitRoom once there is room. */
+  private void roomFreed() {
+    if (roomWaiters > 0 && waitingRows < batchSize) {
+      roomFreed.signalAll();
+    }
+  }
+
   /** Wakes a claim loop waiting for a slot: the lane is stopping. */
   void stopWaiting() {
     lock.lock();
     try {
       slotFreed.signalAll();
+      roomFreed.signalAll();
     } finally {
       lock.unlock();
     }

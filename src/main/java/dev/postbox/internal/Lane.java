@@ -5,6 +5,7 @@ import dev.postbox.internal.sql.Claimed;
 import dev.postbox.internal.sql.QueueSql;
 import dev.postbox.internal.sql.QueueTable;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -31,6 +32,8 @@ public final class Lane<T> {
   private final DeliverySlots<T> slots;
   private final OutcomeWriter writer;
   private final ClaimLoop<T> claimLoop;
+  private final List<ClaimLoop<T>> extraLoops = new ArrayList<>();
+  private final Backlog backlog = new Backlog();
   private final LeaseRenewer leases;
   private final Periodic renewer;
   private final Periodic cleaner;
@@ -39,6 +42,7 @@ public final class Lane<T> {
   private final Dialect dialect;
   private volatile boolean stopping;
   private Thread loop;
+  private final List<Thread> extraThreads = new ArrayList<>();
 
   public Lane(
       DataSource dataSource,
@@ -78,29 +82,22 @@ public final class Lane<T> {
     this.deliveries = new Deliveries<>(deliverer, batchDeliverer, failures, writer.queue(), outage);
     this.slots =
         new DeliverySlots<>(
-            name, settings.concurrency(), writer.queue(), outage, () -> stopping, deliveries::task);
-    deliveries.runIn(slots);
-    Claimer<T> claimer =
-        new Claimer<>(
-            dataSource,
-            sql.claims(settings.instanceId(), settings.lease(), keepDone),
-            table.reader(),
-            gate,
-            dialect::isTransient,
-            report);
-    this.claimLoop =
-        new ClaimLoop<>(
             name,
-            table.name(),
-            settings,
-            claimer,
-            deliveries,
-            slots,
-            writer,
+            settings.concurrency(),
+            settings.batchSize(),
+            writer.queue(),
             outage,
-            held,
             () -> stopping,
-            this::stopAfter);
+            deliveries::task);
+    deliveries.runIn(slots);
+    this.claimLoop =
+        claimLoop(dataSource, sql, keepDone, gate, report, outage, table, settings, false);
+    // one writer at a time (SQLite): a second claim in flight would only wait for the first
+    int extra = dialect.oneWriter() ? 0 : settings.claimsInFlight() - 1;
+    for (int i = 0; i < extra; i++) {
+      extraLoops.add(
+          claimLoop(dataSource, sql, keepDone, gate, report, outage, table, settings, true));
+    }
     loopRef[0] = claimLoop;
     deliveries.onKeyFreed(claimLoop::wakeUp);
     // renewal gets its own thread: a long cleanup must never delay it past a lease
@@ -124,6 +121,41 @@ public final class Lane<T> {
                             () -> stopping))));
   }
 
+  /** A claim loop with its own claim strategy (a strategy's state is its loop's alone). */
+  private ClaimLoop<T> claimLoop(
+      DataSource dataSource,
+      QueueSql sql,
+      boolean keepDone,
+      WriteGate gate,
+      LaneReport report,
+      Outage outage,
+      QueueTable<T> table,
+      LaneSettings settings,
+      boolean extra) {
+    Claimer<T> claimer =
+        new Claimer<>(
+            dataSource,
+            sql.claims(settings.instanceId(), settings.lease(), keepDone),
+            table.reader(),
+            gate,
+            dialect::isTransient,
+            report);
+    return new ClaimLoop<>(
+        name,
+        table.name(),
+        settings,
+        claimer,
+        deliveries,
+        slots,
+        writer,
+        outage,
+        held,
+        () -> stopping,
+        this::stopAfter,
+        backlog,
+        extra);
+  }
+
   public String table() {
     return table.name();
   }
@@ -137,6 +169,10 @@ public final class Lane<T> {
       cleaner.start();
     }
     loop = LoopThreads.builder(dialect).name(name + "-claims").start(claimLoop);
+    for (int i = 0; i < extraLoops.size(); i++) {
+      extraThreads.add(
+          LoopThreads.builder(dialect).name(name + "-claims-" + (i + 2)).start(extraLoops.get(i)));
+    }
   }
 
   /** Cuts the current poll wait short: new rows were committed. */
@@ -154,9 +190,13 @@ public final class Lane<T> {
     boolean interrupted = Thread.interrupted();
     stopping = true;
     claimLoop.wakeUp();
+    backlog.wakeAll();
     slots.stopWaiting();
     if (loop != null) {
       interrupted |= Joins.join(loop, Duration.ofSeconds(30));
+    }
+    for (Thread extra : extraThreads) {
+      interrupted |= Joins.join(extra, Duration.ofSeconds(30));
     }
     slots.handBackWaiting();
     boolean idle = false; // an interrupt, now or while waiting, ends the wait at once
@@ -194,6 +234,7 @@ public final class Lane<T> {
   private void stopAfter(String loopName, Throwable cause) {
     stopping = true;
     claimLoop.wakeUp();
+    backlog.wakeAll();
     slots.stopWaiting();
     log.error(
         "{} - {} failed with errors for a whole lease; no longer claiming or renewing leases on {}:"

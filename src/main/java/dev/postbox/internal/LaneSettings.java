@@ -10,6 +10,7 @@ import java.time.Duration;
  * @param instanceId written to {@code leased_by}
  * @param batchSize rows per claim
  * @param concurrency deliveries running at once
+ * @param claimsInFlight claims at once while claims come back full (1: one at a time)
  * @param pollInterval longest wait after an empty claim
  * @param lease how long a claim holds a row; renewed every third of it while held
  * @param maxAttempts attempts before parking, for rows without their own limit
@@ -25,6 +26,7 @@ public record LaneSettings(
     String instanceId,
     int batchSize,
     int concurrency,
+    int claimsInFlight,
     Duration pollInterval,
     Duration lease,
     int maxAttempts,

@@ -2,23 +2,32 @@ package dev.postbox.bench;
 
 import dev.postbox.Database;
 import dev.postbox.Dispatcher;
+import dev.postbox.Envelope;
 import dev.postbox.JobHandler;
 import dev.postbox.Jobs;
 import dev.postbox.Outbox;
+import dev.postbox.Transport;
+import dev.postbox.bench.PerformanceHarness.DrainVariant;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.LockSupport;
 
 /**
  * W1, backlog drain: {@code n} rows pre-inserted, a no-op consumer that only counts, rows per
- * second from the first claim until every row is deleted (outbox) or finished (jobs). The outbox
- * pits Postbox against the floor; the job queue does the same for both of its retention modes (done
- * rows kept, the default, and deleted at once).
+ * second from the first claim until every row is deleted (outbox) or finished (jobs). Postbox runs
+ * against a grid of hand-written floors ({@link Floor#drain}: 1, 2 or 4 loops, batches of 100 or
+ * 500) and is compared with the best of them in the same run; on the outbox a floor on a minimal
+ * table shows what the shipped schema costs. The job queue runs both of its retention modes (done
+ * rows kept, the default, and deleted at once). {@link DrainReport} prints the tables.
  */
 final class Drain {
+  static final String POSTBOX = "Postbox";
+  static final String MINIMAL = "minimal";
+
   private final PerformanceHarness h;
   private final boolean jobs;
   private final AtomicLong retries = new AtomicLong();
@@ -28,6 +37,10 @@ final class Drain {
     long run(BenchDb db, int n, Deliveries d, Progress p) throws Exception;
   }
 
+  /**
+   * One drain of one table: {@code name} is a floor's "threads×batch", "minimal threads×batch", or
+   * "Postbox" plus its variant.
+   */
   private record Contestant(String name, Runner runner, Floor.Kind kind) {}
 
   Drain(PerformanceHarness h, boolean jobs) {
@@ -35,29 +48,48 @@ final class Drain {
     this.jobs = jobs;
   }
 
-  private List<Contestant> contestants() {
+  /** The kinds of drain this workload measures: the outbox, or jobs kept done and deleted. */
+  List<Floor.Kind> kinds() {
+    return jobs
+        ? List.of(Floor.Kind.JOBS_DONE, Floor.Kind.JOBS_DELETE)
+        : List.of(Floor.Kind.OUTBOX);
+  }
+
+  /** The floor grid's names, "threads×batch". */
+  List<String> floors() {
+    List<String> names = new ArrayList<>();
+    for (int threads : h.config.floorThreads()) {
+      for (int batch : h.config.floorBatches()) {
+        names.add(floorName(threads, batch));
+      }
+    }
+    return names;
+  }
+
+  static String floorName(int threads, int batch) {
+    return threads + "×" + batch;
+  }
+
+  private List<Contestant> contestants(Floor.Kind kind) {
     List<Contestant> list = new ArrayList<>();
-    if (jobs) {
-      list.add(
-          new Contestant(
-              "floor done", floor(Floor.Kind.JOBS_DONE, Floor.Order.DUE), Floor.Kind.JOBS_DONE));
-      list.add(
-          new Contestant("Postbox done", postboxJobs(Duration.ofDays(1)), Floor.Kind.JOBS_DONE));
-      list.add(
-          new Contestant(
-              "floor delete",
-              floor(Floor.Kind.JOBS_DELETE, Floor.Order.DUE),
-              Floor.Kind.JOBS_DELETE));
-      list.add(
-          new Contestant("Postbox delete", postboxJobs(Duration.ZERO), Floor.Kind.JOBS_DELETE));
-    } else {
-      list.add(
-          new Contestant("floor", floor(Floor.Kind.OUTBOX, Floor.Order.DUE), Floor.Kind.OUTBOX));
-      list.add(new Contestant("Postbox", postboxOutbox(), Floor.Kind.OUTBOX));
-      if (h.config.floorById()) {
+    for (int threads : h.config.floorThreads()) {
+      for (int batch : h.config.floorBatches()) {
+        list.add(new Contestant(floorName(threads, batch), floor(kind, threads, batch), kind));
+      }
+    }
+    if (kind == Floor.Kind.OUTBOX) {
+      int batch = h.config.floorBatches().stream().mapToInt(Integer::intValue).max().orElse(100);
+      for (int threads : h.config.floorThreads()) {
         list.add(
             new Contestant(
-                "floor by id", floor(Floor.Kind.OUTBOX, Floor.Order.ID), Floor.Kind.OUTBOX));
+                MINIMAL + " " + floorName(threads, batch),
+                floor(Floor.Kind.MINIMAL, threads, batch),
+                Floor.Kind.MINIMAL));
+      }
+    }
+    for (DrainVariant v : h.config.drainVariants()) {
+      if (v != DrainVariant.SEND_BATCH || kind == Floor.Kind.OUTBOX) {
+        list.add(new Contestant(POSTBOX + " " + v.label(), postbox(kind, v), kind));
       }
     }
     return list;
@@ -65,43 +97,57 @@ final class Drain {
 
   /** Drains {@code n} rows once with each contestant, recording nothing but problems. */
   void warmUp(BenchDb db, int n) {
-    for (Contestant c : contestants()) {
-      measure(db, n, c, "warm-up");
+    for (Floor.Kind kind : kinds()) {
+      for (Contestant c : contestants(kind)) {
+        measure(db, n, c, "warm-up");
+      }
     }
   }
 
   String run(List<BenchDb> dbs) {
     List<Integer> sizes = jobs ? h.config.jobSizes() : h.config.drainSizes();
-    Map<String, List<Double>> rates = new LinkedHashMap<>();
+    Map<String, List<Double>> results = new LinkedHashMap<>();
     for (BenchDb db : dbs) {
       for (int n : sizes(db, sizes)) {
-        for (int rep = 0; rep < h.config.repetitions(); rep++) {
-          for (Contestant c : PerformanceHarness.interleaved(contestants(), rep)) {
-            double[] r = measure(db, n, c, "rep " + (rep + 1));
-            rates.computeIfAbsent(key(db, n, c.name()), k -> new ArrayList<>()).add(r[0]);
-            rates.computeIfAbsent(key(db, n, c.name()) + "/cpu", k -> new ArrayList<>()).add(r[1]);
+        for (Floor.Kind kind : kinds()) {
+          for (int rep = 0; rep < h.config.repetitions(); rep++) {
+            for (Contestant c : PerformanceHarness.interleaved(contestants(kind), rep)) {
+              double[] r = measure(db, n, c, "rep " + (rep + 1));
+              String key = DrainReport.key(db, n, kind, c.name());
+              results.computeIfAbsent(key, k -> new ArrayList<>()).add(r[0]);
+              results.computeIfAbsent(key + "/cpu", k -> new ArrayList<>()).add(r[1]);
+            }
           }
         }
       }
     }
-    return jobs ? jobsTable(dbs, sizes, rates) : outboxTable(dbs, sizes, rates);
+    return new DrainReport(h.config, this, results).render(dbs, sizes);
   }
 
   /** One drain; returns rows/s and this process's CPU microseconds per row. */
   private double[] measure(BenchDb db, int n, Contestant c, String label) {
-    String what = (jobs ? "jobs W1 " : "W1 ") + db.name() + " " + n + " " + c.name() + " " + label;
+    String what =
+        (jobs ? "jobs W1 " : "W1 ")
+            + db.name()
+            + " "
+            + n
+            + " "
+            + (jobs ? c.kind() + " " : "")
+            + c.name()
+            + " "
+            + label;
     try {
       db.reset();
-      if (jobs) {
-        db.seedJobs(n);
-      } else {
-        db.seedOutbox(n);
+      switch (c.kind()) {
+        case OUTBOX -> db.seedOutbox(n);
+        case MINIMAL -> db.seedMinimal(n);
+        case JOBS_DONE, JOBS_DELETE -> db.seedJobs(n);
       }
       Deliveries d = new Deliveries(n);
       Progress p = new Progress(n);
-      var cpu = PerformanceHarness.cpuSnapshot();
+      long cpu = processCpuNanos();
       long nanos = c.runner().run(db, n, d, p);
-      double cpuPerRow = PerformanceHarness.cpuSince(cpu) / 1e3 / n;
+      double cpuPerRow = (processCpuNanos() - cpu) / 1e3 / n;
       String problems = d.problems();
       if (!problems.isEmpty()) {
         h.problem(what + ": " + problems);
@@ -125,51 +171,87 @@ final class Drain {
     }
   }
 
-  private Runner floor(Floor.Kind kind, Floor.Order order) {
+  /**
+   * This process's CPU time in ns, every thread's including those that ended (the floor's loops end
+   * before the drain is measured), from the JVM's operating-system bean.
+   */
+  static long processCpuNanos() {
+    return ((com.sun.management.OperatingSystemMXBean)
+            java.lang.management.ManagementFactory.getOperatingSystemMXBean())
+        .getProcessCpuTime();
+  }
+
+  private Runner floor(Floor.Kind kind, int threads, int batch) {
     return (db, n, d, p) -> {
       long start = System.nanoTime();
-      Floor.run(
-          db,
-          kind,
-          h.config.batchSize(),
-          order,
-          row -> d.delivered(row.index()),
-          p,
-          null,
-          h.config.pollInterval(),
-          () -> false,
-          retries);
+      Floor.drain(db, kind, threads, batch, row -> d.delivered(row.index()), p, retries);
       return System.nanoTime() - start;
     };
   }
 
-  private Runner postboxOutbox() {
+  private Runner postbox(Floor.Kind kind, DrainVariant variant) {
     return (db, n, d, p) -> {
-      // the floor keeps no order: neither does this (the ordered drain is its own workload)
-      Outbox outbox = Outbox.builder().orderedByKey(false).build();
-      Dispatcher dispatcher =
-          h.dispatcher(db.dataSource(), p).outbox(outbox, h.countingTransport(d)).build();
-      return timed(dispatcher, p, n);
+      Dispatcher.Builder b = variant.configure(h.dispatcher(db.dataSource(), p));
+      if (kind == Floor.Kind.OUTBOX) {
+        // the floor keeps no order: neither does this (the ordered drain is its own workload)
+        Outbox outbox = Outbox.builder().orderedByKey(false).build();
+        b.outbox(outbox, transport(variant, d));
+      } else {
+        Duration retention = kind == Floor.Kind.JOBS_DONE ? Duration.ofDays(1) : Duration.ZERO;
+        b.jobs(Jobs.builder().retention(retention).build(), handler(variant, d));
+      }
+      return timed(b.build(), p, n);
     };
   }
 
-  private Runner postboxJobs(Duration retention) {
-    return (db, n, d, p) -> {
-      Jobs queue = Jobs.builder().retention(retention).build();
-      JobHandler noop =
-          new JobHandler() {
+  private Transport transport(DrainVariant variant, Deliveries d) {
+    return switch (variant) {
+      case SEND_BATCH ->
+          new Transport() {
             @Override
-            public String name() {
-              return "bench-noop";
+            public void send(Envelope e) {
+              d.delivered(Deliveries.indexOfPayload(e.payload()));
             }
 
             @Override
-            public void execute(String payload) {
-              d.delivered(Deliveries.indexOfPayload(payload));
+            public void sendBatch(List<Envelope> batch) {
+              for (Envelope e : batch) {
+                d.delivered(Deliveries.indexOfPayload(e.payload()));
+              }
             }
           };
-      return timed(h.dispatcher(db.dataSource(), p).jobs(queue, noop).build(), p, n);
+      case SLOW_SEND ->
+          e -> {
+            slowSend();
+            d.delivered(Deliveries.indexOfPayload(e.payload()));
+          };
+      default -> h.countingTransport(d);
     };
+  }
+
+  private static JobHandler handler(DrainVariant variant, Deliveries d) {
+    return new JobHandler() {
+      @Override
+      public String name() {
+        return "bench-noop";
+      }
+
+      @Override
+      public void execute(String payload) {
+        if (variant == DrainVariant.SLOW_SEND) {
+          slowSend();
+        }
+        d.delivered(Deliveries.indexOfPayload(payload));
+      }
+    };
+  }
+
+  /** A send that waits 1 ms for its broker: I/O-bound, no CPU. */
+  private static void slowSend() {
+    long until = System.nanoTime() + 1_000_000;
+    for (long left = 1_000_000; left > 0; left = until - System.nanoTime()) {
+      LockSupport.parkNanos(left);
+    }
   }
 
   private long timed(Dispatcher dispatcher, Progress p, int n) throws InterruptedException {
@@ -183,110 +265,9 @@ final class Drain {
     }
   }
 
-  private List<Integer> sizes(BenchDb db, List<Integer> sizes) {
+  List<Integer> sizes(BenchDb db, List<Integer> sizes) {
     return db.database() != Database.H2
         ? sizes
         : sizes.stream().filter(n -> n <= h.config.h2Limit()).toList();
-  }
-
-  private static String cpu(Map<String, List<Double>> r, BenchDb db, int n, String contestant) {
-    return Stats.decimal(median(r, key(db, n, contestant) + "/cpu"), 1);
-  }
-
-  private static String key(BenchDb db, int n, String contestant) {
-    return db.name() + "/" + n + "/" + contestant;
-  }
-
-  private static double median(Map<String, List<Double>> rates, String key) {
-    return Stats.median(rates.getOrDefault(key, List.of()));
-  }
-
-  private String outboxTable(List<BenchDb> dbs, List<Integer> sizes, Map<String, List<Double>> r) {
-    MarkdownTable t =
-        new MarkdownTable(
-            "database",
-            "messages",
-            "floor msg/s",
-            "Postbox msg/s",
-            "Postbox ÷ floor",
-            "target",
-            "met",
-            "client CPU µs/msg floor / Postbox",
-            "floor by id msg/s");
-    for (BenchDb db : dbs) {
-      for (int n : sizes(db, sizes)) {
-        double floor = median(r, key(db, n, "floor"));
-        double postbox = median(r, key(db, n, "Postbox"));
-        double target = target(db.database());
-        t.row(
-            db.name(),
-            String.format("%,d", n),
-            Stats.rate(floor),
-            Stats.rate(postbox),
-            Stats.ratio(postbox / floor),
-            Double.isNaN(target) ? "–" : "≥ " + Stats.ratio(target),
-            Double.isNaN(target) ? "–" : Stats.met(postbox / floor, target, true),
-            cpu(r, db, n, "floor") + " / " + cpu(r, db, n, "Postbox"),
-            Stats.rate(median(r, key(db, n, "floor by id"))));
-      }
-    }
-    return "### W1 backlog drain (outbox)\n\n"
-        + "N messages pre-inserted, a no-op transport that counts; messages/s until the table is"
-        + " empty. The floor claims `ORDER BY available_at, id` like Postbox; \"floor by id\""
-        + " claims `ORDER BY id`. Client CPU: this process's CPU time during the drain per message"
-        + " (the database server's CPU not included).\n\n"
-        + t;
-  }
-
-  private String jobsTable(List<BenchDb> dbs, List<Integer> sizes, Map<String, List<Double>> r) {
-    MarkdownTable t =
-        new MarkdownTable(
-            "database",
-            "jobs",
-            "floor done/s",
-            "Postbox done/s",
-            "÷",
-            "floor delete/s",
-            "Postbox delete/s",
-            "÷ ",
-            "client CPU µs/job: floor / Postbox done, floor / Postbox delete");
-    for (BenchDb db : dbs) {
-      for (int n : sizes(db, sizes)) {
-        double fd = median(r, key(db, n, "floor done"));
-        double pd = median(r, key(db, n, "Postbox done"));
-        double fx = median(r, key(db, n, "floor delete"));
-        double px = median(r, key(db, n, "Postbox delete"));
-        t.row(
-            db.name(),
-            String.format("%,d", n),
-            Stats.rate(fd),
-            Stats.rate(pd),
-            Stats.ratio(pd / fd),
-            Stats.rate(fx),
-            Stats.rate(px),
-            Stats.ratio(px / fx),
-            cpu(r, db, n, "floor done")
-                + " / "
-                + cpu(r, db, n, "Postbox done")
-                + ", "
-                + cpu(r, db, n, "floor delete")
-                + " / "
-                + cpu(r, db, n, "Postbox delete"));
-      }
-    }
-    return "### W1 backlog drain (durable jobs)\n\n"
-        + "N jobs pre-inserted, a no-op handler that counts; jobs/s until none is pending. \"done\""
-        + " keeps finished rows (`UPDATE … state = 1`, Postbox's default retention of 1 day);"
-        + " \"delete\" deletes them (floor: `DELETE`; Postbox: `retention(Duration.ZERO)`).\n\n"
-        + t;
-  }
-
-  /** The W1 target for {@code database}: Postbox ÷ floor at least this; NaN if none. */
-  static double target(Database database) {
-    return switch (database) {
-      case POSTGRESQL -> 0.8;
-      case MYSQL, SQLITE -> 0.7;
-      case H2 -> Double.NaN;
-    };
   }
 }

@@ -12,17 +12,19 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
 
 /**
- * The floor: the delivery loop a careful user would write by hand against the shipped tables, with
- * nothing Postbox adds (no fencing, no concurrency, no lease renewal, no outage detection). One
- * connection for the whole loop, prepared statements reused; per batch one claim transaction (a
- * batched lease like Postbox's: {@code leased_by}, {@code attempts + 1}, {@code available_at = now
- * + 2 min}), a no-op delivery of each row, and one batched DELETE (or UPDATE to done for jobs).
+ * The floor: the delivery loop a careful user would write by hand, with nothing Postbox adds (no
+ * fencing, no lease renewal, no outage detection). One connection per loop, prepared statements
+ * reused; per batch one claim transaction (a batched lease: on the shipped tables like Postbox's,
+ * {@code leased_by}, {@code attempts + 1}, {@code available_at = now + 2 min}), a no-op delivery of
+ * each row, and one batched DELETE (or UPDATE to done for jobs). {@link #drain} runs several loops
+ * at once, each on its own thread and connection, as a user who wants a backlog gone would.
  *
  * <ul>
  *   <li>PostgreSQL: {@code UPDATE … WHERE id IN (SELECT … ORDER BY … LIMIT n FOR UPDATE SKIP
@@ -42,7 +44,12 @@ final class Floor implements AutoCloseable {
     OUTBOX(
         "postbox_outbox", "id, attempts, created_at, event_id, topic, msg_key, payload, headers"),
     JOBS_DONE("postbox_jobs", "id, attempts, created_at, name, payload, max_attempts"),
-    JOBS_DELETE("postbox_jobs", "id, attempts, created_at, name, payload, max_attempts");
+    JOBS_DELETE("postbox_jobs", "id, attempts, created_at, name, payload, max_attempts"),
+    /**
+     * {@link BenchDb#MINIMAL}: {@code id} primary key, {@code payload}, {@code leased_until}; no
+     * other index. Due: {@code leased_until <= now}, claimed by primary key, deleted when done.
+     */
+    MINIMAL(BenchDb.MINIMAL, "id, payload");
 
     final String table;
     final String columns;
@@ -87,32 +94,29 @@ final class Floor implements AutoCloseable {
     this.batch = batch;
     this.now = bench.now();
     this.retries = retries;
-    // the claim; PostgreSQL and SQLite bind leased_by then the limit, MariaDB and H2 the limit
+    String due =
+        kind == Kind.MINIMAL ? "leased_until <= " + now : "state = 0 AND available_at <= " + now;
+    String orderBy = kind == Kind.MINIMAL ? "id" : order.sql;
+    // the claim; PostgreSQL and SQLite bind leased_by (not on the minimal table) then the limit,
+    // MariaDB and H2 the limit
     String sql =
         switch (db) {
-          case POSTGRESQL ->
+          case POSTGRESQL, SQLITE ->
               """
-              UPDATE %1$s SET leased_by = ?, attempts = attempts + 1,
-                     available_at = now() + interval '2 minutes'
-               WHERE id IN (SELECT id FROM %1$s
-                             WHERE state = 0 AND available_at <= now()
-                             ORDER BY %2$s LIMIT ? FOR UPDATE SKIP LOCKED)
+              UPDATE %1$s SET %4$s
+               WHERE id IN (SELECT id FROM %1$s WHERE %5$s ORDER BY %2$s LIMIT ?%6$s)
               RETURNING %3$s"""
-                  .formatted(kind.table, order.sql, kind.columns);
+                  .formatted(
+                      kind.table,
+                      orderBy,
+                      kind.columns,
+                      leaseSet(),
+                      due,
+                      db == Database.POSTGRESQL ? " FOR UPDATE SKIP LOCKED" : "");
           case MYSQL, H2 ->
               """
-              SELECT %3$s FROM %1$s
-               WHERE state = 0 AND available_at <= %4$s
-               ORDER BY %2$s LIMIT ? FOR UPDATE SKIP LOCKED"""
-                  .formatted(kind.table, order.sql, kind.columns, now);
-          case SQLITE ->
-              """
-              UPDATE %1$s SET leased_by = ?, attempts = attempts + 1, available_at = %4$s + 120000
-               WHERE id IN (SELECT id FROM %1$s
-                             WHERE state = 0 AND available_at <= %4$s
-                             ORDER BY %2$s LIMIT ?)
-              RETURNING %3$s"""
-                  .formatted(kind.table, order.sql, kind.columns, now);
+              SELECT %3$s FROM %1$s WHERE %4$s ORDER BY %2$s LIMIT ? FOR UPDATE SKIP LOCKED"""
+                  .formatted(kind.table, orderBy, kind.columns, due);
         };
     if (db == Database.MYSQL) {
       c.setTransactionIsolation(Connection.TRANSACTION_READ_COMMITTED);
@@ -145,14 +149,12 @@ final class Floor implements AutoCloseable {
     List<Row> rows = new ArrayList<>(batch);
     switch (db) {
       case POSTGRESQL -> {
-        claim.setString(1, "floor");
-        claim.setInt(2, batch);
+        bindClaim();
         read(claim, rows);
       }
       case SQLITE -> {
         plain.execute("BEGIN IMMEDIATE");
-        claim.setString(1, "floor");
-        claim.setInt(2, batch);
+        bindClaim();
         read(claim, rows);
         plain.execute("COMMIT");
       }
@@ -162,7 +164,9 @@ final class Floor implements AutoCloseable {
         if (!rows.isEmpty()) {
           PreparedStatement lease = leases.computeIfAbsent(rows.size(), this::prepareLease);
           int p = 1;
-          lease.setString(p++, "floor");
+          if (kind != Kind.MINIMAL) {
+            lease.setString(p++, "floor");
+          }
           for (Row row : rows) {
             lease.setLong(p++, row.id());
           }
@@ -174,10 +178,36 @@ final class Floor implements AutoCloseable {
     return rows;
   }
 
+  private void bindClaim() throws SQLException {
+    int p = 1;
+    if (kind != Kind.MINIMAL) {
+      claim.setString(p++, "floor");
+    }
+    claim.setInt(p, batch);
+  }
+
+  /** The lease a claim sets: on the minimal table only its expiry. */
+  private String leaseSet() {
+    String until =
+        switch (db) {
+          case POSTGRESQL -> "now() + interval '2 minutes'";
+          case MYSQL -> now + " + INTERVAL 2 MINUTE";
+          case H2 -> "DATEADD(MINUTE, 2, " + now + ")";
+          case SQLITE -> now + " + 120000";
+        };
+    return kind == Kind.MINIMAL
+        ? "leased_until = " + until
+        : "leased_by = ?, attempts = attempts + 1, available_at = " + until;
+  }
+
   private void read(PreparedStatement ps, List<Row> rows) throws SQLException {
     try (ResultSet rs = ps.executeQuery()) {
       while (rs.next()) {
         long id = rs.getLong("id");
+        if (kind == Kind.MINIMAL) {
+          rows.add(new Row(id, Deliveries.indexOfPayload(rs.getString("payload"))));
+          continue;
+        }
         rs.getInt("attempts");
         rs.getObject("created_at");
         int index;
@@ -221,15 +251,9 @@ final class Floor implements AutoCloseable {
     }
   }
 
-  /** MariaDB and H2: the claim's second statement. Params: leased_by, then n ids. */
+  /** MariaDB and H2: the claim's second statement. Params: leased_by (not minimal), n ids. */
   private PreparedStatement prepareLease(int n) {
-    String lease =
-        db == Database.MYSQL ? now + " + INTERVAL 2 MINUTE" : "DATEADD(MINUTE, 2, " + now + ")";
-    return prepare(
-        """
-        UPDATE %s SET leased_by = ?, attempts = attempts + 1, available_at = %s
-         WHERE id IN (%s)"""
-            .formatted(kind.table, lease, marks(n)));
+    return prepare("UPDATE %s SET %s WHERE id IN (%s)".formatted(kind.table, leaseSet(), marks(n)));
   }
 
   /** Deletes, or for jobs kept after they finish marks done, n rows. Params: n ids. */
@@ -327,6 +351,53 @@ final class Floor implements AutoCloseable {
         floor.finish(rows);
         progress.add(rows.size());
       }
+    }
+  }
+
+  /**
+   * Drains the backlog with {@code threads} loops at once, each on its own platform thread and
+   * pooled connection, each claiming {@code batch} rows at a time until its first empty claim (the
+   * rows the others hold are theirs to finish). Rethrows the first loop's failure.
+   */
+  static void drain(
+      BenchDb bench,
+      Kind kind,
+      int threads,
+      int batch,
+      Consumer<Row> deliver,
+      Progress progress,
+      AtomicLong retries)
+      throws Exception {
+    List<Thread> loops = new ArrayList<>(threads);
+    AtomicReference<Exception> failure = new AtomicReference<>();
+    for (int i = 0; i < threads; i++) {
+      loops.add(
+          Thread.ofPlatform()
+              .name("bench-floor-" + i)
+              .start(
+                  () -> {
+                    try {
+                      run(
+                          bench,
+                          kind,
+                          batch,
+                          kind == Kind.MINIMAL ? Order.ID : Order.DUE,
+                          deliver,
+                          progress,
+                          null,
+                          Duration.ZERO,
+                          () -> false,
+                          retries);
+                    } catch (Exception e) {
+                      failure.compareAndSet(null, e);
+                    }
+                  }));
+    }
+    for (Thread loop : loops) {
+      loop.join();
+    }
+    if (failure.get() != null) {
+      throw failure.get();
     }
   }
 

@@ -48,6 +48,46 @@ public final class PerformanceHarness {
     ORDERED
   }
 
+  /** Postbox's W1 contestants: how each configures the dispatcher and its transport. */
+  public enum DrainVariant {
+    /** The run's batch size and concurrency (Postbox's defaults unless overridden), no-op send. */
+    DEFAULTS("defaults"),
+    /** The setting the docs give for large backlogs. */
+    LARGE("large backlog") {
+      @Override
+      Dispatcher.Builder configure(Dispatcher.Builder b) {
+        return b.batchSize(500).concurrency(64).claimsInFlight(4);
+      }
+    },
+    /** Defaults with a transport that overrides {@code sendBatch} (outbox only). */
+    SEND_BATCH("sendBatch"),
+    /** Concurrency 64 and a {@code send} (or job) that waits 1 ms: I/O-bound, like a broker. */
+    SLOW_SEND("1 ms sends") {
+      @Override
+      Dispatcher.Builder configure(Dispatcher.Builder b) {
+        return b.concurrency(SLOW_SEND_CONCURRENCY).claimsInFlight(4);
+      }
+    };
+
+    /** The concurrency of {@link #SLOW_SEND}. */
+    static final int SLOW_SEND_CONCURRENCY = 64;
+
+    private final String label;
+
+    DrainVariant(String label) {
+      this.label = label;
+    }
+
+    String label() {
+      return label;
+    }
+
+    /** The run's builder with this variant's settings applied. */
+    Dispatcher.Builder configure(Dispatcher.Builder b) {
+      return b;
+    }
+  }
+
   /** How W2's producers make the dispatcher (Postbox or the floor) claim at once after commit. */
   public enum Wake {
     /** {@code dispatcher.wakeUp()} after each commit (the floor: a condition it waits on). */
@@ -80,8 +120,9 @@ public final class PerformanceHarness {
    * @param warmupSize rows drained (floor and Postbox) per database before measuring; 0 for none
    * @param h2Limit W1 sizes above this are skipped on H2 (in-memory H2 drains only a few thousand
    *     rows/s with either contestant and has no target)
-   * @param floorById also drain with the floor ordered by primary key instead of {@code
-   *     available_at, id}
+   * @param floorThreads W1's floor grid: loops draining at once
+   * @param floorBatches W1's floor grid: rows per claim
+   * @param drainVariants W1's Postbox contestants
    * @param wakes W2's wake-up paths, each measured (NOTIFY on PostgreSQL only)
    * @param batchTransport Postbox's counting transport overrides {@code sendBatch}, so each claim
    *     is handed over whole on one thread; false: one {@code send} per message, each on its own
@@ -105,7 +146,9 @@ public final class PerformanceHarness {
       int sustainedWindow,
       int warmupSize,
       int h2Limit,
-      boolean floorById,
+      List<Integer> floorThreads,
+      List<Integer> floorBatches,
+      List<DrainVariant> drainVariants,
       List<Wake> wakes,
       boolean batchTransport,
       Duration timeout,
@@ -132,7 +175,9 @@ public final class PerformanceHarness {
           50_000,
           5_000,
           50_000,
-          true,
+          List.of(1, 2, 4),
+          List.of(100, 500),
+          List.of(DrainVariant.values()),
           List.of(Wake.IN_PROCESS, Wake.NOTIFY),
           false,
           Duration.ofMinutes(30),
@@ -157,7 +202,9 @@ public final class PerformanceHarness {
           100,
           0,
           50_000,
-          true,
+          List.of(1, 2),
+          List.of(50),
+          List.of(DrainVariant.values()),
           List.of(Wake.IN_PROCESS, Wake.NOTIFY),
           false,
           Duration.ofMinutes(2),
@@ -171,8 +218,9 @@ public final class PerformanceHarness {
      * bench.reps}, {@code bench.batch}, {@code bench.concurrency}, {@code bench.pollMillis}, {@code
      * bench.producers}, {@code bench.transactions}, {@code bench.idleMillis}, {@code
      * bench.sustainedSize}, {@code bench.sustainedWindow}, {@code bench.warmup}, {@code
-     * bench.h2Limit}, {@code bench.floorById}, {@code bench.wake} (in_process,notify,none), {@code
-     * bench.batchTransport}, {@code bench.timeoutMinutes}.
+     * bench.h2Limit}, {@code bench.floorThreads}, {@code bench.floorBatches}, {@code
+     * bench.variants} (defaults,large,send_batch,slow_send), {@code bench.wake}
+     * (in_process,notify,none), {@code bench.batchTransport}, {@code bench.timeoutMinutes}.
      */
     public static Config fromSystemProperties(Config base) {
       return new Config(
@@ -195,8 +243,12 @@ public final class PerformanceHarness {
           Integer.getInteger("bench.sustainedWindow", base.sustainedWindow),
           Integer.getInteger("bench.warmup", base.warmupSize),
           Integer.getInteger("bench.h2Limit", base.h2Limit),
-          Boolean.parseBoolean(
-              System.getProperty("bench.floorById", Boolean.toString(base.floorById))),
+          list("bench.floorThreads", base.floorThreads, Integer::parseInt),
+          list("bench.floorBatches", base.floorBatches, Integer::parseInt),
+          list(
+              "bench.variants",
+              base.drainVariants,
+              v -> DrainVariant.valueOf(v.toUpperCase(Locale.ROOT))),
           list("bench.wake", base.wakes, w -> Wake.valueOf(w.toUpperCase(Locale.ROOT))),
           Boolean.parseBoolean(
               System.getProperty("bench.batchTransport", Boolean.toString(base.batchTransport))),
@@ -222,7 +274,9 @@ public final class PerformanceHarness {
           sustainedWindow,
           warmupSize,
           h2Limit,
-          floorById,
+          floorThreads,
+          floorBatches,
+          drainVariants,
           wakes,
           batchTransport,
           timeout,
@@ -345,7 +399,8 @@ public final class PerformanceHarness {
     s.append(
         String.format(
             Locale.ROOT,
-            "%nBatch %d rows per claim (floor and Postbox), Postbox concurrency %d, Postbox's"
+            "%nBatch %d rows per claim (W2's floor and Postbox; W1's floors: their grid),"
+                + " Postbox concurrency %d, Postbox's"
                 + " transport %s, poll interval %d ms, lease 2 min; HikariCP pool (32"
                 + " connections; SQLite 8); medians of %d interleaved runs, schema re-created and"
                 + " re-seeded before each run.%n%n",
@@ -377,6 +432,10 @@ public final class PerformanceHarness {
                     progress.add(1);
                   }
                 });
+    Integer claims = Integer.getInteger("bench.claimsInFlight");
+    if (claims != null) {
+      b.claimsInFlight(claims);
+    }
     return config.tune().apply(b);
   }
 
