@@ -132,13 +132,7 @@ public abstract class OutboxDeliveryContractTest extends OutboxSuite {
   @Test
   void fourClaimsInFlightDrainABacklogExactlyOnceWithClaimsFromSeveralLoops() {
     int n = 5_000;
-    for (int batch = 0; batch < n / 1000; batch++) {
-      List<Message> messages = new ArrayList<>();
-      for (int i = 0; i < 1000; i++) {
-        messages.add(Message.of("load", "{}").eventId("c-" + (batch * 1000 + i)));
-      }
-      Sql.commit(ds, c -> assertEquals(1000, outbox.addAll(c, messages)));
-    }
+    addBacklog(n, "c-");
     RecordingTransport transport = new RecordingTransport();
     Set<String> claimingThreads = ConcurrentHashMap.newKeySet();
     started(
@@ -170,15 +164,7 @@ public abstract class OutboxDeliveryContractTest extends OutboxSuite {
   @Test
   void threeDispatchersDeliverTenThousandMessagesExactlyOnce() {
     int n = 10_000;
-    for (int batch = 0; batch < n / 1000; batch++) {
-      List<Message> messages = new ArrayList<>();
-      for (int i = 0; i < 1000; i++) {
-        messages.add(
-            Message.of("load", "{\"n\":" + (batch * 1000 + i) + "}")
-                .eventId("m-" + (batch * 1000 + i)));
-      }
-      Sql.commit(ds, c -> assertEquals(1000, outbox.addAll(c, messages)));
-    }
+    addBacklog(n, "m-");
     RecordingTransport transport = new RecordingTransport();
     for (int i = 0; i < 3; i++) {
       started(dispatcher(transport).batchSize(50).concurrency(8).lease(Duration.ofSeconds(30)));
@@ -409,5 +395,17 @@ public abstract class OutboxDeliveryContractTest extends OutboxSuite {
 
     Await.until(WAIT, "all delivered", () -> transport.total.get() == 20);
     assertEquals(java.util.Collections.nCopies(20, "null"), seen);
+  }
+
+  /** Adds {@code n} messages with event ids {@code prefix + 0 …}, a thousand per transaction. */
+  private void addBacklog(int n, String prefix) {
+    for (int batch = 0; batch < n / 1000; batch++) {
+      List<Message> messages = new ArrayList<>();
+      for (int i = 0; i < 1000; i++) {
+        int k = batch * 1000 + i;
+        messages.add(Message.of("load", "{\"n\":" + k + "}").eventId(prefix + k));
+      }
+      Sql.commit(ds, c -> assertEquals(1000, outbox.addAll(c, messages)));
+    }
   }
 }
