@@ -126,12 +126,14 @@ public final class Dispatcher implements AutoCloseable {
       }
       started = true;
       log.info(
-          "{} - started on {}: {} (batch {}, concurrency {}, poll {} ms, lease {} s{})",
+          "{} - started on {}: {} (batch {}, concurrency {}, claims in flight up to {}, poll {} ms,"
+              + " lease {} s{})",
           config.instanceId(),
           database,
           lanes.stream().map(Lane::table).toList(),
           config.batchSize(),
           config.concurrency(),
+          config.claimsInFlight(),
           config.pollInterval().toMillis(),
           config.lease().toSeconds(),
           notifications == null ? "" : ", LISTEN " + channels.keySet());

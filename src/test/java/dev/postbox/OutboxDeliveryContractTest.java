@@ -150,10 +150,7 @@ public abstract class OutboxDeliveryContractTest extends OutboxSuite {
 
     Await.until(
         Duration.ofMinutes(3), "all delivered", () -> transport.total.get() >= n && rows() == 0);
-    assertEquals(n, transport.deliveries.size(), "distinct delivered");
-    assertEquals(n, transport.total.get(), "deliveries");
-    assertEquals(0, transport.duplicated(), "duplicated");
-    assertEquals(0, rows(), "left in the table");
+    assertDeliveredOnceEach(transport, n);
     // SQLite has one writer: its claims stay one at a time
     int loops = db.database() == Database.SQLITE ? 1 : 2;
     assertTrue(
@@ -172,10 +169,7 @@ public abstract class OutboxDeliveryContractTest extends OutboxSuite {
 
     Await.until(
         Duration.ofMinutes(3), "all delivered", () -> transport.total.get() >= n && rows() == 0);
-    assertEquals(n, transport.deliveries.size(), "distinct delivered");
-    assertEquals(n, transport.total.get(), "deliveries");
-    assertEquals(0, transport.duplicated(), "duplicated");
-    assertEquals(0, rows(), "left in the table");
+    assertDeliveredOnceEach(transport, n);
   }
 
   @Test
@@ -407,5 +401,13 @@ public abstract class OutboxDeliveryContractTest extends OutboxSuite {
       }
       Sql.commit(ds, c -> assertEquals(1000, outbox.addAll(c, messages)));
     }
+  }
+
+  /** Exactly {@code n} messages delivered, each once, and none left in the table. */
+  private void assertDeliveredOnceEach(RecordingTransport transport, int n) {
+    assertEquals(n, transport.deliveries.size(), "distinct delivered");
+    assertEquals(n, transport.total.get(), "deliveries");
+    assertEquals(0, transport.duplicated(), "duplicated");
+    assertEquals(0, rows(), "left in the table");
   }
 }

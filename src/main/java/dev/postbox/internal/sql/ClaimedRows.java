@@ -14,36 +14,22 @@ final class ClaimedRows {
   /**
    * Reads {@code rs} into {@code into}. {@code offset}: what the claim added to the counts that the
    * statement returns (1 where it returns them as they were before the UPDATE). With {@code
-   * finish}, also reads the count of finished rows every row of a combined claim carries (a row
-   * with a NULL id only carries the count). With {@code keyColumn}, each row keeps its key.
+   * finish}, also reads the count of finished rows every row of a combined claim carries; with
+   * {@code windowRows}, the size of the window of due rows a claim ordered by key searched for
+   * heads, which every row of such a claim carries (a row with a NULL id only carries the counts).
+   * On a table ordered by key, each row keeps its key.
    */
   static <T> void read(
       ResultSet rs,
-      Dialect dialect,
+      QueueSql sql,
       int offset,
       RowReader<T> reader,
       List<Claimed<T>> into,
       Finish finish,
-      String keyColumn)
-      throws SQLException {
-    read(rs, dialect, offset, reader, into, finish, keyColumn, null);
-  }
-
-  /**
-   * {@link #read}, also reading the size of the window of due rows a claim ordered by key searched
-   * for heads into {@code windowRows}, which every row of such a claim carries (a row with a NULL
-   * id only carries the counts).
-   */
-  static <T> void read(
-      ResultSet rs,
-      Dialect dialect,
-      int offset,
-      RowReader<T> reader,
-      List<Claimed<T>> into,
-      Finish finish,
-      String keyColumn,
       IntConsumer windowRows)
       throws SQLException {
+    Dialect dialect = sql.dialect;
+    String keyColumn = sql.keyColumn();
     while (rs.next()) {
       if (finish != null) {
         finish.written = rs.getInt("finished$rows");

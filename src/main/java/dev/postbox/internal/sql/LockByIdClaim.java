@@ -138,7 +138,7 @@ class LockByIdClaim implements ClaimStrategy {
       ps.setInt(QueueSql.bindIds(ps, 1, candidates), limit - into.size());
       try (ResultSet rs = ps.executeQuery()) {
         // the SELECT sees the counts before the UPDATE adds one
-        ClaimedRows.read(rs, sql.dialect, 1, reader, into, null, sql.keyColumn());
+        ClaimedRows.read(rs, sql, 1, reader, into, null, null);
       }
     }
   }
@@ -161,7 +161,7 @@ class LockByIdClaim implements ClaimStrategy {
     try (PreparedStatement ps = c.prepareStatement(sql.lockFollowers(ids.size()))) {
       QueueSql.bindIds(ps, 1, ids);
       try (ResultSet rs = ps.executeQuery()) {
-        ClaimedRows.read(rs, sql.dialect, 1, reader, locked, null, sql.keyColumn());
+        ClaimedRows.read(rs, sql, 1, reader, locked, null, null);
       }
     }
     into.addAll(Runs.unbroken(runs, locked));

@@ -86,16 +86,10 @@ final class MySqlQueueSql implements QueueSqlHome {
         ORDER BY available_at, id LIMIT ?""";
   }
 
-  /** Params: the key to start after, how many keys. */
+  /** Params: the key to start after ({@code {after}}), how many keys. */
   @Override
   public String walkKeys() {
-    return WALK.replace("{after}", "{key} > ? AND ");
-  }
-
-  /** Params: how many keys. */
-  @Override
-  public String walkKeysFromStart() {
-    return WALK.replace("{after}", "");
+    return WALK;
   }
 
   private static final String WALK =

@@ -1,6 +1,7 @@
 package dev.postbox.internal.sql;
 
 import java.sql.Connection;
+import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.List;
@@ -84,16 +85,14 @@ final class OneStatementClaim implements ClaimStrategy {
         c,
         statement,
         ps -> {
-          int p = 1;
-          ps.setString(p++, owner);
-          ps.setLong(p++, leaseMillis);
+          int p = bindLease(ps);
           if (carried != null) {
             QueueSql.bindFence(ps, p, owner, carried.claims, carried.ids);
           } else if (probe != null) { // a normal claim's limit is the batch size, in its SQL
             ps.setInt(QueueSql.bindIds(ps, p, probe.excluded()), limit);
           }
           try (ResultSet rs = ps.executeQuery()) {
-            ClaimedRows.read(rs, sql.dialect, 0, reader, into, carried, sql.keyColumn());
+            ClaimedRows.read(rs, sql, 0, reader, into, carried, null);
           }
           return null;
         });
@@ -118,20 +117,24 @@ final class OneStatementClaim implements ClaimStrategy {
         c,
         statement,
         ps -> {
-          int p = 1;
-          ps.setString(p++, owner);
-          ps.setLong(p++, leaseMillis);
+          int p = bindLease(ps);
           ps.setArray(p++, c.createArrayOf("bigint", far.toArray()));
           ps.setInt(p++, room);
           if (carried != null) {
             QueueSql.bindFence(ps, p, owner, carried.claims, carried.ids);
           }
           try (ResultSet rs = ps.executeQuery()) {
-            ClaimedRows.read(
-                rs, sql.dialect, 0, reader, into, carried, sql.keyColumn(), n -> window[0] = n);
+            ClaimedRows.read(rs, sql, 0, reader, into, carried, n -> window[0] = n);
           }
           return null;
         });
     return window[0];
+  }
+
+  /** Binds every claim's first parameters, leased_by and the lease millis; returns the next. */
+  private int bindLease(PreparedStatement ps) throws SQLException {
+    ps.setString(1, owner);
+    ps.setLong(2, leaseMillis);
+    return 3;
   }
 }

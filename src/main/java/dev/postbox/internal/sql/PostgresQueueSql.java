@@ -29,11 +29,8 @@ final class PostgresQueueSql implements QueueSqlHome {
           SELECT id FROM {table}
           WHERE state = 0 AND available_at <= statement_timestamp(){filter}
           ORDER BY available_at, id LIMIT {limit} FOR UPDATE SKIP LOCKED)
-        UPDATE {table}
-        SET leased_by = claim$lease.lease_owner, attempts = attempts + 1, claims = claims + 1{claimSet},
-          available_at = statement_timestamp() + claim$lease.lease_millis * interval '1 millisecond'
-        FROM claim$due, claim$lease WHERE id = claim$due.due_id
-        RETURNING id, attempts, claims, created_at, {columns}""";
+        {lease}"""
+        .replace("{lease}", LEASE);
   }
 
   // Rows finished here are leased by this instance, so they are not due and the claim cannot pick
@@ -51,15 +48,11 @@ final class PostgresQueueSql implements QueueSqlHome {
           SELECT id FROM {table}
           WHERE state = 0 AND available_at <= statement_timestamp(){filter}
           ORDER BY available_at, id LIMIT {limit} FOR UPDATE SKIP LOCKED),
-        claim$claimed AS (
-          UPDATE {table}
-          SET leased_by = claim$lease.lease_owner, attempts = attempts + 1, claims = claims + 1{claimSet},
-            available_at = statement_timestamp() + claim$lease.lease_millis * interval '1 millisecond'
-          FROM claim$due, claim$lease WHERE id = claim$due.due_id
-          RETURNING id, attempts, claims, created_at, {columns})
+        claim$claimed AS ({lease})
         SELECT claim$claimed.*, claim$count.finished$rows
         FROM (SELECT COUNT(*) AS finished$rows FROM claim$finished) claim$count
-        LEFT JOIN claim$claimed ON TRUE""";
+        LEFT JOIN claim$claimed ON TRUE"""
+        .replace("{lease}", LEASE);
   }
 
   // Heads: the claim looks for heads among the first {window} due rows only, so that a claim costs
@@ -89,17 +82,13 @@ final class PostgresQueueSql implements QueueSqlHome {
           SELECT CAST(? AS VARCHAR), CAST(? AS BIGINT), CAST(? AS BIGINT[]), CAST(? AS INTEGER)),
         {heads},
         {runs},
-        claim$claimed AS (
-          UPDATE {table}
-          SET leased_by = claim$lease.lease_owner, attempts = attempts + 1, claims = claims + 1{claimSet},
-            available_at = statement_timestamp() + claim$lease.lease_millis * interval '1 millisecond'
-          FROM claim$due, claim$lease WHERE id = claim$due.due_id
-          RETURNING id, attempts, claims, created_at, {columns})
+        claim$claimed AS ({lease})
         SELECT claim$claimed.*, claim$count.window$rows
         FROM (SELECT COUNT(*) AS window$rows FROM claim$window) claim$count
         LEFT JOIN claim$claimed ON TRUE"""
         .replace("{heads}", HEADS)
-        .replace("{runs}", RUNS);
+        .replace("{runs}", RUNS)
+        .replace("{lease}", LEASE);
   }
 
   /**
@@ -114,19 +103,24 @@ final class PostgresQueueSql implements QueueSqlHome {
         claim$finished AS ({finish} RETURNING id AS finished$id),
         {heads},
         {runs},
-        claim$claimed AS (
-          UPDATE {table}
-          SET leased_by = claim$lease.lease_owner, attempts = attempts + 1, claims = claims + 1{claimSet},
-            available_at = statement_timestamp() + claim$lease.lease_millis * interval '1 millisecond'
-          FROM claim$due, claim$lease WHERE id = claim$due.due_id
-          RETURNING id, attempts, claims, created_at, {columns})
+        claim$claimed AS ({lease})
         SELECT claim$claimed.*, claim$count.finished$rows, claim$count.window$rows
         FROM (SELECT (SELECT COUNT(*) FROM claim$finished) AS finished$rows,
           (SELECT COUNT(*) FROM claim$window) AS window$rows) claim$count
         LEFT JOIN claim$claimed ON TRUE"""
         .replace("{heads}", HEADS)
-        .replace("{runs}", RUNS);
+        .replace("{runs}", RUNS)
+        .replace("{lease}", LEASE);
   }
+
+  // every claim's last step: leases the rows claim$due picked and returns them
+  private static final String LEASE =
+      """
+      UPDATE {table}
+        SET leased_by = claim$lease.lease_owner, attempts = attempts + 1, claims = claims + 1{claimSet},
+          available_at = statement_timestamp() + claim$lease.lease_millis * interval '1 millisecond'
+        FROM claim$due, claim$lease WHERE id = claim$due.due_id
+        RETURNING id, attempts, claims, created_at, {columns}""";
 
   private static final String HEADS =
       """
@@ -177,16 +171,10 @@ final class PostgresQueueSql implements QueueSqlHome {
         ORDER BY available_at, id LIMIT ?""";
   }
 
-  /** Params: the key to start after, how many keys at most. */
+  /** Params: the key to start after ({@code {after}}), how many keys. */
   @Override
   public String walkKeys() {
-    return WALK.replace("{after}", "{key} > ? AND ");
-  }
-
-  /** Params: how many keys at most. */
-  @Override
-  public String walkKeysFromStart() {
-    return WALK.replace("{after}", "");
+    return WALK;
   }
 
   private static final String WALK =
@@ -213,11 +201,8 @@ final class PostgresQueueSql implements QueueSqlHome {
           SELECT id FROM {table}
           WHERE state = 0 AND available_at <= statement_timestamp(){filter}{excluded}
           ORDER BY id DESC LIMIT ? FOR UPDATE SKIP LOCKED)
-        UPDATE {table}
-        SET leased_by = claim$lease.lease_owner, attempts = attempts + 1, claims = claims + 1{claimSet},
-          available_at = statement_timestamp() + claim$lease.lease_millis * interval '1 millisecond'
-        FROM claim$due, claim$lease WHERE id = claim$due.due_id
-        RETURNING id, attempts, claims, created_at, {columns}""";
+        {lease}"""
+        .replace("{lease}", LEASE);
   }
 
   /** Params: leased_by, claims, the ids. */

@@ -77,11 +77,11 @@ public final class QueueSql {
     this.followers = keyOrder == null ? null : fill(home.followers(), t, batchSize);
     this.lockFollowers = keyOrder == null ? null : fill(home.lockFollowers(), t, batchSize);
     this.leaseFollowers = keyOrder == null ? null : fill(home.leaseFollowers(), t, batchSize);
-    this.walkKeys = keyOrder == null ? null : fill(home.walkKeys(), t, batchSize);
+    this.walkKeys = walk(t, batchSize, "{key} > ? AND ");
     this.claimHeads = keyOrder == null ? null : fill(home.claimHeads(), t, batchSize);
     this.windowRows = keyOrder == null ? null : fill(home.windowRows(), t, batchSize);
     this.leaseHeads = keyOrder == null ? null : fill(home.leaseHeads(), t, batchSize);
-    this.walkKeysFromStart = keyOrder == null ? null : fill(home.walkKeysFromStart(), t, batchSize);
+    this.walkKeysFromStart = walk(t, batchSize, "");
     this.walkKeyStep = keyOrder == null ? null : fill(home.walkKeyStep(), t, batchSize);
     this.unkeyedDue = keyOrder == null ? null : fill(home.unkeyedDue(), t, batchSize);
     this.walkKeyStepFromStart =
@@ -195,6 +195,12 @@ public final class QueueSql {
   }
 
   // ---- statements filled per call: ids, exclusions, the finish inside a claim
+
+  /** The home's walk over keys, starting where {@code after} says; null if there is none. */
+  private String walk(QueueTable<?> t, int batchSize, String after) {
+    String walk = t.keyOrder() == null ? null : home.walkKeys();
+    return walk == null ? null : fill(walk.replace("{after}", after), t, batchSize);
+  }
 
   private static String ids(String template, int n) {
     return template.replace("{ids}", SqlText.marks(n));

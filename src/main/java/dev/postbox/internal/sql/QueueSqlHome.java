@@ -103,10 +103,11 @@ interface QueueSqlHome {
   }
 
   /**
-   * For a table ordered by key: a walk over the keys after {@code ?}, in key order, returning up to
-   * {@code ?} rows of {@code walk_key}, {@code walk_id}, the id of the key's oldest pending row,
-   * and {@code walk_due}, 1 if that row is due; read without locks. Params: the key to start after,
-   * how many keys.
+   * For a table ordered by key: a walk over the keys in key order, returning up to {@code ?} rows
+   * of {@code walk_key}, {@code walk_id}, the id of the key's oldest pending row, and {@code
+   * walk_due}, 1 if that row is due; read without locks. Where its first key is looked for, {@code
+   * {after}} stands before the rest of the condition: {@code <key> > ? AND} to start after a key,
+   * nothing to start from the first. Params: the key to start after (if any), how many keys.
    */
   default String walkKeys() {
     return null;
@@ -117,11 +118,6 @@ interface QueueSqlHome {
    * (which the walk over keys does not see). Params: how many.
    */
   default String unkeyedDue() {
-    return null;
-  }
-
-  /** {@link #walkKeys} from the first key. Params: how many keys. */
-  default String walkKeysFromStart() {
     return null;
   }
 

@@ -58,7 +58,7 @@ final class WriteLockedClaim implements ClaimStrategy {
                 ps.setInt(QueueSql.bindIds(ps, p, probe.excluded()), limit);
               }
               try (ResultSet rs = ps.executeQuery()) {
-                ClaimedRows.read(rs, sql.dialect, 0, reader, into, null, sql.keyColumn());
+                ClaimedRows.read(rs, sql, 0, reader, into, null, null);
               }
               return null;
             });
@@ -123,7 +123,7 @@ final class WriteLockedClaim implements ClaimStrategy {
           ps.setLong(2, leaseMillis);
           ps.setInt(QueueSql.bindIds(ps, 3, ids), room);
           try (ResultSet rs = ps.executeQuery()) {
-            ClaimedRows.read(rs, sql.dialect, 0, reader, far, null, sql.keyColumn());
+            ClaimedRows.read(rs, sql, 0, reader, far, null, null);
           }
           return null;
         });
@@ -146,7 +146,7 @@ final class WriteLockedClaim implements ClaimStrategy {
           ps.setLong(2, leaseMillis);
           QueueSql.bindIds(ps, 3, ids);
           try (ResultSet rs = ps.executeQuery()) {
-            ClaimedRows.read(rs, sql.dialect, 0, reader, leased, null, sql.keyColumn());
+            ClaimedRows.read(rs, sql, 0, reader, leased, null, null);
           }
           return null;
         });
