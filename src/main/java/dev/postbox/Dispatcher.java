@@ -322,12 +322,11 @@ public final class Dispatcher implements AutoCloseable {
      * Claims per table at once while claims come back full, 1 to 64; default 1. With more than one,
      * an idle or lightly loaded table still has one claim at a time; when a claim takes a whole
      * batch, rows are waiting beyond it and up to this many claims run at once, each on its own
-     * pooled connection, so a backlog drains at the speed of several connections (with {@code
-     * batchSize(500).concurrency(64).claimsInFlight(4)}, PostgreSQL drained a 50,000-message
-     * backlog 1.6× as fast as at the defaults). At most this many batches wait for a delivery slot.
-     * During a transport outage the extra claims stop, but rows they had claimed are handed back as
-     * the outage begins, so the first probes may not take the messages their turn would. On SQLite
-     * (one writer) claims are always one at a time.
+     * pooled connection, so a backlog drains at the speed of several connections (see the
+     * performance guide for the measured effect). At most this many batches wait for a delivery
+     * slot. Extra claims stop at the first failed delivery until the next success; rows they
+     * claimed before a transport outage began are handed back, so the outage's first probes may not
+     * take the messages their turn would. On SQLite (one writer) claims are always one at a time.
      */
     public Builder claimsInFlight(int claimsInFlight) {
       this.claimsInFlight = Require.between("claimsInFlight", claimsInFlight, 1, 64);

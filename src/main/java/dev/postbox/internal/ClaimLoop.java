@@ -23,7 +23,8 @@ import org.slf4j.LoggerFactory;
  *
  * <p>A lane may have extra loops ({@code <instance>-<table>-claims-<n>}) so that several claims are
  * in flight while the backlog lasts: an extra loop claims only while claims come back full ({@link
- * Backlog}), never probes, and sleeps again after a short or failed claim or when an outage starts.
+ * Backlog}) and deliveries succeed, never probes, and sleeps again after a short or failed claim or
+ * a failed delivery.
  */
 final class ClaimLoop<T> implements Runnable {
   private static final Logger log = LoggerFactory.getLogger(ClaimLoop.class);
@@ -208,7 +209,8 @@ final class ClaimLoop<T> implements Runnable {
       return false;
     }
     int limit = settings.batchSize();
-    if (outage.active()) { // the main loop probes; this one waits for the backlog after it
+    if (!outage
+        .succeeding()) { // failures may be an outage: the main loop alone claims (and probes)
       backlog.claimed(false);
       return true;
     }

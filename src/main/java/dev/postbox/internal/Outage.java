@@ -146,6 +146,15 @@ final class Outage {
     }
   }
 
+  /**
+   * True while no delivery has failed since the last success (or none failed at all): the lane's
+   * extra claims go on only then, so that rows they claim are not handed back, and moved behind
+   * rows due later, when the failures turn out to be an outage.
+   */
+  boolean succeeding() {
+    return !active && !failuresSinceSuccess;
+  }
+
   /** True while dispatch is paused for an outage. */
   boolean active() {
     return active;
