@@ -49,7 +49,10 @@ final class PipelinedClaim extends LockByIdClaim {
         }
         if (finish != null) {
           s.addBatch(
-              inlined(sql.finishSql(finish.ids.size(), keepDone), finish.claims, finish.ids));
+              inlined(
+                  sql.finishSql(finish.ids.size(), keepDone),
+                  finish.claims,
+                  QueueSql.padded(finish.ids)));
         }
         int[] counts = s.executeBatch();
         if (finish != null) {
