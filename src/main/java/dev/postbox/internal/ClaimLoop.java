@@ -200,17 +200,17 @@ final class ClaimLoop<T> implements Runnable {
   }
 
   /**
-   * An extra loop's turn: waits for a backlog and a free slot, claims a batch and starts it; a
-   * short claim, a failed one or an outage sends it back to waiting for the backlog. False when the
-   * lane is stopping.
+   * An extra loop's turn: waits for a backlog and until fewer than a batch of rows wait for a slot,
+   * claims a batch and starts it; a short or failed claim, or a failed delivery since the last
+   * success, sends it back to waiting for the backlog. False when the lane is stopping.
    */
   private boolean extraClaimOnce() {
     if (!backlog.awaitFull(stopping) || !slots.awaitRoom()) {
       return false;
     }
     int limit = settings.batchSize();
-    if (!outage
-        .succeeding()) { // failures may be an outage: the main loop alone claims (and probes)
+    if (!outage.succeeding()) {
+      // failures may be an outage: the main loop alone claims (and probes) until one succeeds
       backlog.claimed(false);
       return true;
     }

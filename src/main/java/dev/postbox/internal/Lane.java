@@ -90,13 +90,11 @@ public final class Lane<T> {
             () -> stopping,
             deliveries::task);
     deliveries.runIn(slots);
-    this.claimLoop =
-        claimLoop(dataSource, sql, keepDone, gate, report, outage, table, settings, false);
+    this.claimLoop = claimLoop(dataSource, sql, keepDone, gate, report, outage, false);
     // one writer at a time (SQLite): a second claim in flight would only wait for the first
     int extra = dialect.oneWriter() ? 0 : settings.claimsInFlight() - 1;
     for (int i = 0; i < extra; i++) {
-      extraLoops.add(
-          claimLoop(dataSource, sql, keepDone, gate, report, outage, table, settings, true));
+      extraLoops.add(claimLoop(dataSource, sql, keepDone, gate, report, outage, true));
     }
     loopRef[0] = claimLoop;
     deliveries.onKeyFreed(claimLoop::wakeUp);
@@ -129,8 +127,6 @@ public final class Lane<T> {
       WriteGate gate,
       LaneReport report,
       Outage outage,
-      QueueTable<T> table,
-      LaneSettings settings,
       boolean extra) {
     Claimer<T> claimer =
         new Claimer<>(

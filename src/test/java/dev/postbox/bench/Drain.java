@@ -7,7 +7,6 @@ import dev.postbox.JobHandler;
 import dev.postbox.Jobs;
 import dev.postbox.Outbox;
 import dev.postbox.Transport;
-import dev.postbox.bench.PerformanceHarness.DrainVariant;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;

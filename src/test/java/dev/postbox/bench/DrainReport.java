@@ -1,7 +1,6 @@
 package dev.postbox.bench;
 
 import dev.postbox.Database;
-import dev.postbox.bench.PerformanceHarness.DrainVariant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;

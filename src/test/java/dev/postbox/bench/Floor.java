@@ -13,8 +13,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
-import java.util.concurrent.locks.Condition;
-import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
 
@@ -329,7 +327,7 @@ final class Floor implements AutoCloseable {
       Order order,
       Consumer<Row> deliver,
       Progress progress,
-      Wake wake,
+      FloorWake wake,
       Duration poll,
       BooleanSupplier stop,
       AtomicLong retries)
@@ -398,36 +396,6 @@ final class Floor implements AutoCloseable {
     }
     if (failure.get() != null) {
       throw failure.get();
-    }
-  }
-
-  /** What producers signal after commit so the loop claims at once: a flag and a condition. */
-  static final class Wake {
-    private final ReentrantLock lock = new ReentrantLock();
-    private final Condition signalled = lock.newCondition();
-    private boolean requested;
-
-    void signal() {
-      lock.lock();
-      try {
-        requested = true;
-        signalled.signalAll();
-      } finally {
-        lock.unlock();
-      }
-    }
-
-    void await(Duration timeout) throws InterruptedException {
-      lock.lock();
-      try {
-        long nanos = timeout.toNanos();
-        while (!requested && nanos > 0) {
-          nanos = signalled.awaitNanos(nanos);
-        }
-        requested = false;
-      } finally {
-        lock.unlock();
-      }
     }
   }
 }

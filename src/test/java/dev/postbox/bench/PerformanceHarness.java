@@ -48,46 +48,6 @@ public final class PerformanceHarness {
     ORDERED
   }
 
-  /** Postbox's W1 contestants: how each configures the dispatcher and its transport. */
-  public enum DrainVariant {
-    /** The run's batch size and concurrency (Postbox's defaults unless overridden), no-op send. */
-    DEFAULTS("defaults"),
-    /** The setting the docs give for large backlogs. */
-    LARGE("large backlog") {
-      @Override
-      Dispatcher.Builder configure(Dispatcher.Builder b) {
-        return b.batchSize(500).concurrency(64).claimsInFlight(4);
-      }
-    },
-    /** Defaults with a transport that overrides {@code sendBatch} (outbox only). */
-    SEND_BATCH("sendBatch"),
-    /** Concurrency 64 and a {@code send} (or job) that waits 1 ms: I/O-bound, like a broker. */
-    SLOW_SEND("1 ms sends") {
-      @Override
-      Dispatcher.Builder configure(Dispatcher.Builder b) {
-        return b.concurrency(SLOW_SEND_CONCURRENCY).claimsInFlight(4);
-      }
-    };
-
-    /** The concurrency of {@link #SLOW_SEND}. */
-    static final int SLOW_SEND_CONCURRENCY = 64;
-
-    private final String label;
-
-    DrainVariant(String label) {
-      this.label = label;
-    }
-
-    String label() {
-      return label;
-    }
-
-    /** The run's builder with this variant's settings applied. */
-    Dispatcher.Builder configure(Dispatcher.Builder b) {
-      return b;
-    }
-  }
-
   /** How W2's producers make the dispatcher (Postbox or the floor) claim at once after commit. */
   public enum Wake {
     /** {@code dispatcher.wakeUp()} after each commit (the floor: a condition it waits on). */

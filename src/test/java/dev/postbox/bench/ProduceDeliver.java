@@ -100,7 +100,7 @@ final class ProduceDeliver {
     Deliveries d = new Deliveries(total);
     Progress p = new Progress(total);
     AtomicBoolean stop = new AtomicBoolean();
-    Floor.Wake condition = new Floor.Wake();
+    FloorWake condition = new FloorWake();
     AtomicReference<Throwable> floorFailure = new AtomicReference<>();
     Dispatcher dispatcher = null;
     Thread floor = null;
@@ -234,7 +234,7 @@ final class ProduceDeliver {
    * getNotifications} with a 1 s timeout, one signal per batch of notifications.
    */
   private static Thread listen(
-      BenchDb db, Floor.Wake condition, AtomicBoolean stop, AtomicReference<Throwable> failure)
+      BenchDb db, FloorWake condition, AtomicBoolean stop, AtomicReference<Throwable> failure)
       throws InterruptedException {
     CountDownLatch listening = new CountDownLatch(1);
     Thread t =

@@ -52,7 +52,7 @@ final class PipelinedClaim extends LockByIdClaim {
               inlined(
                   sql.finishSql(finish.ids.size(), keepDone),
                   finish.claims,
-                  QueueSql.padded(finish.ids)));
+                  FinishTexts.padded(finish.ids)));
         }
         int[] counts = s.executeBatch();
         if (finish != null) {

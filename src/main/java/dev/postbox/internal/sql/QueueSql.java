@@ -8,9 +8,7 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.atomic.AtomicReferenceArray;
 
 /**
  * The statements of one queue table in one database, filled in once from the database's home
@@ -26,6 +24,7 @@ public final class QueueSql {
   final int window;
   final String claim;
   private final String claimAfterFinish;
+  private final FinishTexts finishTexts;
   private final String probe;
   private final String candidates;
   private final String probeCandidates;
@@ -111,6 +110,7 @@ public final class QueueSql {
     this.discard = fill(home.discard(), t, batchSize);
     this.blockedKeys =
         keyOrder != null && keyOrder.parkedBlocks() ? fill(home.blockedKeys(), t, batchSize) : null;
+    this.finishTexts = new FinishTexts(delete, done, claimAfterFinish, claimRunsAfterFinish);
   }
 
   /** The statements of {@code table} on {@code dialect}'s database, claims of {@code batchSize}. */
@@ -242,68 +242,13 @@ public final class QueueSql {
     return ids(lease, n);
   }
 
-  // A finish's ids are padded to the next power of two (the last id repeated; up to PADDED_MAX), so
-  // that a lane's finishes and the claims that carry them are a few statement texts, not one per
-  // count: the driver parses each once, and pgjdbc has the server prepare it once, where a text
-  // per count was parsed and planned on nearly every claim. An IN list of a known length keeps its
-  // index plan as a generic plan; an array parameter (= ANY (?)) got a Seq Scan on an empty table.
-  static final int PADDED_MAX = 1024;
-  private static final int FORMS = 3; // the finish, the claim carrying it, the claim of runs
-  private final AtomicReferenceArray<String> finishTexts =
-      new AtomicReferenceArray<>(FORMS * 2 * (Integer.numberOfTrailingZeros(PADDED_MAX) + 1));
-
-  /** How many ids a finish of {@code n} rows binds: see {@link #padded}. */
-  static int paddedCount(int n) {
-    return n <= 1 || n > PADDED_MAX ? n : Integer.highestOneBit(n - 1) << 1;
-  }
-
-  /** {@code ids} with the last one repeated up to {@link #paddedCount}: what a finish binds. */
-  static List<Long> padded(List<Long> ids) {
-    int n = paddedCount(ids.size());
-    if (n == ids.size()) {
-      return ids;
-    }
-    List<Long> padded = new ArrayList<>(n);
-    padded.addAll(ids);
-    Long last = ids.getLast();
-    while (padded.size() < n) {
-      padded.add(last);
-    }
-    return padded;
-  }
-
   /** The finish of {@code n} rows: {@link QueueSqlHome#done} if they are kept, else delete. */
   String finishSql(int n, boolean keepDone) {
-    return finishText(0, n, keepDone);
+    return finishTexts.text(FinishTexts.Form.FINISH, n, keepDone);
   }
 
   String claimAfterFinish(int n, boolean keepDone) {
-    return finishText(1, n, keepDone);
-  }
-
-  /** Form {@code form} of a finish of {@code n} rows, built once per padded count. */
-  private String finishText(int form, int n, boolean keepDone) {
-    int count = paddedCount(n);
-    if (Integer.bitCount(count) != 1 || count > PADDED_MAX) {
-      return buildFinishText(form, count, keepDone); // not padded: rare, not kept
-    }
-    int slot = ((form * 2) + (keepDone ? 1 : 0)) * (Integer.numberOfTrailingZeros(PADDED_MAX) + 1);
-    slot += Integer.numberOfTrailingZeros(count);
-    String text = finishTexts.get(slot);
-    if (text == null) {
-      text = buildFinishText(form, count, keepDone);
-      finishTexts.set(slot, text);
-    }
-    return text;
-  }
-
-  private String buildFinishText(int form, int count, boolean keepDone) {
-    String finish = ids(keepDone ? done : delete, count);
-    return switch (form) {
-      case 0 -> finish;
-      case 1 -> claimAfterFinish.replace("{finish}", finish);
-      default -> claimRunsAfterFinish.replace("{finish}", finish);
-    };
+    return finishTexts.text(FinishTexts.Form.CLAIM, n, keepDone);
   }
 
   /** The claim of heads and the runs behind them, where the database does it in one statement. */
@@ -313,7 +258,7 @@ public final class QueueSql {
 
   /** {@link #claimRuns} that first finishes {@code n} delivered rows. */
   String claimRunsAfterFinish(int n, boolean keepDone) {
-    return finishText(2, n, keepDone);
+    return finishTexts.text(FinishTexts.Form.CLAIM_RUNS, n, keepDone);
   }
 
   /** The key column a claimed row keeps its order by; null if the table is not ordered. */
@@ -357,12 +302,12 @@ public final class QueueSql {
     return p;
   }
 
-  /** Binds a finish: leased_by, claims, the ids {@link #padded}. Returns the next index. */
+  /** Binds a finish: leased_by, claims, the ids padded ({@link FinishTexts}). Returns the next. */
   static int bindFence(PreparedStatement ps, int p, String owner, int claims, List<Long> ids)
       throws SQLException {
     ps.setString(p++, owner);
     ps.setInt(p++, claims);
-    return bindIds(ps, p, padded(ids));
+    return bindIds(ps, p, FinishTexts.padded(ids));
   }
 
   // ---- outcomes, fenced by (leased_by, claims)
