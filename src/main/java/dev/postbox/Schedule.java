@@ -1,0 +1,136 @@
+package dev.postbox;
+
+import dev.postbox.internal.Require;
+import dev.postbox.internal.schedule.CronParser;
+import dev.postbox.internal.schedule.CronTicks;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneId;
+import java.time.ZoneOffset;
+import java.util.Objects;
+
+/**
+ * When a recurring job runs: a cron expression in a time zone, a fixed delay after each run ends,
+ * or a fixed rate.
+ *
+ * <p>Immutable and thread-safe. Validated when created: a bad expression throws {@link
+ * InvalidValueException} naming the field and what is wrong.
+ *
+ * <p>Cron expressions have five fields (minute hour day-of-month month day-of-week) or six with a
+ * leading seconds field; lists, ranges, steps, month and day names, and the macros {@code @hourly
+ * @daily @midnight @weekly @monthly @yearly @annually}. When both day fields are restricted, a day
+ * matches if either matches; a day field that starts with {@code *} does not restrict (as in Vixie
+ * cron: <code>0 0 *&#47;2 * MON</code> runs on Mondays with an odd day of month). Across daylight-saving
+ * changes: a local time that does not exist runs at the first instant after the gap, once; a local
+ * time that occurs twice runs once, the first time.
+ */
+public final class Schedule {
+  private static final Duration MIN_INTERVAL = Duration.ofSeconds(1);
+  private static final Duration MAX_INTERVAL = Duration.ofDays(3650);
+  private static final Instant PROBE_FROM = Instant.parse("2000-01-01T00:00:00Z");
+
+  private enum Kind {
+    CRON,
+    EVERY,
+    FIXED_RATE
+  }
+
+  private final Kind kind;
+  private final String expression; // cron only
+  private final ZoneId zone; // cron only
+  private final CronTicks ticks; // cron only
+  private final Duration interval; // every and fixed rate
+
+  private Schedule(Kind kind, String expression, ZoneId zone, CronTicks ticks, Duration interval) {
+    this.kind = kind;
+    this.expression = expression;
+    this.zone = zone;
+    this.ticks = ticks;
+    this.interval = interval;
+  }
+
+  /**
+   * Ticks when the local time in {@code zone} matches the cron {@code expression}.
+   *
+   * @throws InvalidValueException if the expression is malformed (naming the field), can never
+   *     match (such as {@code 0 0 30 2 *}), or the zone is null
+   */
+  public static Schedule cron(String expression, ZoneId zone) {
+    Require.notNull("zone", zone);
+    CronTicks ticks = new CronTicks(CronParser.parse(expression), zone);
+    if (ticks.next(PROBE_FROM) == null) {
+      throw new InvalidValueException(
+          "cron", "\"" + expression + "\" matches no date (such as the 30th of February)");
+    }
+    return new Schedule(Kind.CRON, expression.strip(), zone, ticks, null);
+  }
+
+  /**
+   * Ticks when the time in UTC matches the cron {@code expression}; see {@link #cron(String,
+   * ZoneId)}.
+   */
+  public static Schedule cron(String expression) {
+    return cron(expression, ZoneOffset.UTC);
+  }
+
+  /**
+   * Runs again {@code delay} (1 second to 3,650 days) after the previous run ended, whether it
+   * succeeded or was parked; the first run is due when the schedule is first stored.
+   */
+  public static Schedule every(Duration delay) {
+    return new Schedule(
+        Kind.EVERY, null, null, null, Require.between("every", delay, MIN_INTERVAL, MAX_INTERVAL));
+  }
+
+  /**
+   * Ticks every {@code period} (1 second to 3,650 days) from the moment the schedule is first
+   * stored, however long each run takes (a run still going when the next tick comes delays that
+   * tick, as for every schedule).
+   */
+  public static Schedule fixedRate(Duration period) {
+    return new Schedule(
+        Kind.FIXED_RATE,
+        null,
+        null,
+        null,
+        Require.between("fixedRate", period, MIN_INTERVAL, MAX_INTERVAL));
+  }
+
+  /**
+   * For a cron schedule, the first tick strictly after {@code after}, or null if there is none; for
+   * the others, {@code after} plus the interval (the tick after one at {@code after}, or the run
+   * after one that ended at {@code after}).
+   */
+  public Instant nextTick(Instant after) {
+    Require.notNull("after", after);
+    return ticks != null ? ticks.next(after) : after.plus(interval);
+  }
+
+  /** Whether the next run is timed from the end of the previous one ({@link #every}). */
+  boolean fromRunEnd() {
+    return kind == Kind.EVERY;
+  }
+
+  /**
+   * The schedule as stored with it, and compared at start to tell whether a schedule changed: for
+   * example {@code cron 0 3 * * * Europe/Paris}, {@code every PT1H}, {@code fixedRate PT15M}.
+   */
+  @Override
+  public String toString() {
+    return switch (kind) {
+      case CRON -> "cron " + expression + " " + zone.getId();
+      case EVERY -> "every " + interval;
+      case FIXED_RATE -> "fixedRate " + interval;
+    };
+  }
+
+  @Override
+  public boolean equals(Object o) {
+    return o instanceof Schedule other && toString().equals(other.toString());
+  }
+
+  @Override
+  public int hashCode() {
+    return Objects.hash(toString());
+  }
+}
