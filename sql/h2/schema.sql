@@ -1,5 +1,5 @@
 -- Postbox schema for H2 2.2.220+ (MVStore). Copy into your migrations; Postbox never runs DDL itself.
--- Schema version 3 (upgrades: UPGRADING.md).
+-- Schema version 4 (upgrades: UPGRADING.md).
 --
 -- Common columns of the Postbox tables:
 --   state         0 = pending, 1 = done (kept for retention), 2 = parked (out of attempts)
@@ -53,6 +53,8 @@ CREATE TABLE postbox_jobs (
     attempts     INTEGER       DEFAULT 0 NOT NULL,
     claims       INTEGER       DEFAULT 0 NOT NULL,
     available_at TIMESTAMP(6) WITH TIME ZONE NOT NULL,
+    -- when the current attempt became due (its available_at before the claim): JobContext.dueAt
+    due_at       TIMESTAMP(6) WITH TIME ZONE,
     leased_by    VARCHAR(200),
     last_error   VARCHAR(2000),
     created_at   TIMESTAMP(6) WITH TIME ZONE NOT NULL,

@@ -1,6 +1,6 @@
 -- Postbox schema for MySQL 8.0.1+ and MariaDB 10.6+ (InnoDB). Copy into your migrations; Postbox
 -- never runs DDL itself. Times are DATETIME(6) in UTC, always written from UTC_TIMESTAMP(6).
--- Schema version 3 (upgrades: UPGRADING.md).
+-- Schema version 4 (upgrades: UPGRADING.md).
 --
 -- Common columns of the Postbox tables:
 --   state         0 = pending, 1 = done (kept for retention), 2 = parked (out of attempts)
@@ -55,6 +55,8 @@ CREATE TABLE postbox_jobs (
     attempts     INT           NOT NULL DEFAULT 0,
     claims       INT           NOT NULL DEFAULT 0,
     available_at DATETIME(6)   NOT NULL,
+    -- when the current attempt became due (its available_at before the claim): JobContext.dueAt
+    due_at       DATETIME(6)   NULL,
     leased_by    VARCHAR(200)  NULL,
     last_error   VARCHAR(2000) NULL,
     created_at   DATETIME(6)   NOT NULL,

@@ -1,5 +1,5 @@
 -- Postbox schema for PostgreSQL 12+. Copy into your migrations; Postbox never runs DDL itself.
--- Schema version 3 (upgrades: UPGRADING.md).
+-- Schema version 4 (upgrades: UPGRADING.md).
 --
 -- Common columns of the Postbox tables:
 --   state         0 = pending, 1 = done (kept for retention), 2 = parked (out of attempts)
@@ -54,6 +54,8 @@ CREATE TABLE postbox_jobs (
     attempts     INTEGER       NOT NULL DEFAULT 0,
     claims       INTEGER       NOT NULL DEFAULT 0,
     available_at TIMESTAMPTZ   NOT NULL DEFAULT now(),
+    -- when the current attempt became due (its available_at before the claim): JobContext.dueAt
+    due_at       TIMESTAMPTZ,
     leased_by    VARCHAR(200),
     last_error   VARCHAR(2000),
     created_at   TIMESTAMPTZ   NOT NULL DEFAULT now(),

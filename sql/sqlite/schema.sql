@@ -1,5 +1,5 @@
 -- Postbox schema for SQLite 3.35+. Copy into your migrations; Postbox never runs DDL itself.
--- Schema version 3 (upgrades: UPGRADING.md).
+-- Schema version 4 (upgrades: UPGRADING.md).
 -- Open the database in WAL mode with a busy timeout, e.g.
 --   jdbc:sqlite:app.db?journal_mode=WAL&busy_timeout=5000
 -- Times are INTEGER milliseconds since the Unix epoch, from SQLite's own clock.
@@ -51,6 +51,8 @@ CREATE TABLE postbox_jobs (
     attempts     INTEGER NOT NULL DEFAULT 0,
     claims       INTEGER NOT NULL DEFAULT 0,
     available_at INTEGER NOT NULL,
+    -- when the current attempt became due (its available_at before the claim): JobContext.dueAt
+    due_at       INTEGER,
     leased_by    TEXT,
     last_error   TEXT,
     created_at   INTEGER NOT NULL,

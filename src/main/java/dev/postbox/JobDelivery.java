@@ -1,6 +1,5 @@
 package dev.postbox;
 
-import dev.postbox.JobRows.JobRun;
 import dev.postbox.internal.Deliverer;
 import dev.postbox.internal.ParkNow;
 import java.util.Map;
@@ -10,7 +9,7 @@ final class JobDelivery {
   private JobDelivery() {}
 
   /** Runs each job with its handler; a job whose name has none is parked with that reason. */
-  static Deliverer<JobRun> to(Map<String, JobHandler> handlers, String instanceId) {
+  static Deliverer<JobContext> to(Map<String, JobHandler> handlers, String instanceId) {
     return row -> {
       JobHandler handler = handlers.get(row.item().name());
       if (handler == null) {
@@ -23,7 +22,7 @@ final class JobDelivery {
                 + handlers.keySet()
                 + ")");
       }
-      handler.execute(row.item().payload());
+      handler.execute(row.item());
     };
   }
 }

@@ -1,18 +1,80 @@
 package dev.postbox;
 
+import dev.postbox.internal.Rules;
+
 /**
  * Runs the durable jobs of one name.
  *
  * <p>Called by the dispatcher on its own virtual thread per job, concurrently with other jobs,
  * never inside a database transaction. Return normally to finish the job; throw to have it retried
- * with backoff. Jobs run at least once: make {@link #execute} idempotent. Interrupted when the
+ * with backoff. Jobs run at least once: make the handler idempotent. Interrupted when the
  * dispatcher shuts down.
+ *
+ * <p>Implement {@link #execute(JobContext)} to see the job's id, attempt and due time, or {@link
+ * #execute(String)} for the payload alone; or write the handler as a lambda with {@link #of}.
  */
 public interface JobHandler {
 
   /** The job name this handler runs, as given to {@link Job#of(String, String)}. */
   String name();
 
-  /** Runs one job with its payload. */
-  void execute(String payload) throws Exception;
+  /**
+   * Runs one job with its payload. Called by the default {@link #execute(JobContext)}; a handler
+   * that implements that one need not implement this.
+   *
+   * @throws Exception to have the job retried, or parked after its last attempt
+   */
+  default void execute(String payload) throws Exception {
+    throw new UnsupportedOperationException(
+        "job handler '" + name() + "' implements neither execute(JobContext) nor execute(String)");
+  }
+
+  /**
+   * Runs one attempt of a job. By default runs {@link #execute(String)} with the job's payload.
+   *
+   * @throws Exception to have the job retried, or parked after its last attempt
+   */
+  default void execute(JobContext job) throws Exception {
+    execute(job.payload());
+  }
+
+  /**
+   * A handler for the jobs called {@code name} that runs {@code action}, for example {@code
+   * JobHandler.of("send-email", job -> mailer.send(job.payload()))}.
+   *
+   * @throws InvalidValueException if the name breaks the job name rules or the action is null
+   */
+  static JobHandler of(String name, Action action) {
+    Rules.name("name", name);
+    if (action == null) {
+      throw new InvalidValueException("action", "must not be null");
+    }
+    return new JobHandler() {
+      @Override
+      public String name() {
+        return name;
+      }
+
+      @Override
+      public void execute(JobContext job) throws Exception {
+        action.execute(job);
+      }
+
+      @Override
+      public String toString() {
+        return "JobHandler[" + name + "]";
+      }
+    };
+  }
+
+  /** What a handler built by {@link #of} does with one attempt of a job. */
+  @FunctionalInterface
+  interface Action {
+    /**
+     * Runs one attempt of {@code job}.
+     *
+     * @throws Exception to have the job retried, or parked after its last attempt
+     */
+    void execute(JobContext job) throws Exception;
+  }
 }

@@ -6,12 +6,14 @@ import dev.postbox.internal.sql.QueueTable;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Types;
+import java.time.Instant;
 
 /**
  * The job table's own columns: what an enqueue inserts, what a claim returns and sets, and how a
- * claimed row becomes the {@link JobRun} a handler is given. A job's dedupe key moves from {@code
- * dedupe_key} to {@code running_key} when it is first claimed, so that one follow-up job with the
- * key can be enqueued meanwhile; the claim passes over a job whose key a started job holds.
+ * claimed row becomes the {@link JobContext} a handler is given. A job's dedupe key moves from
+ * {@code dedupe_key} to {@code running_key} when it is first claimed, so that one follow-up job
+ * with the key can be enqueued meanwhile; the claim passes over a job whose key a started job
+ * holds.
  */
 final class JobRows {
   /** The inserted columns; the bound ones first, as in {@link #tuple}. */
@@ -23,9 +25,6 @@ final class JobRows {
     Types.VARCHAR, Types.VARCHAR, Types.VARCHAR, Types.INTEGER, Types.BIGINT
   };
 
-  /** What a job handler is given: the job's name and payload. */
-  record JobRun(String name, String payload) {}
-
   private JobRows() {}
 
   /** One row's values: due after its delay by the database clock. */
@@ -34,10 +33,10 @@ final class JobRows {
   }
 
   /** How the engine sees the job table {@code table}. */
-  static QueueTable<JobRun> queueTable(String table) {
+  static QueueTable<JobContext> queueTable(String table) {
     return new QueueTable<>(
         table,
-        "name, payload, max_attempts",
+        "name, payload, max_attempts, dedupe_key, running_key, available_at, due_at",
         "id",
         "name",
         ", dedupe_key = NULL, running_key = NULL",
@@ -47,22 +46,26 @@ final class JobRows {
             + table
             + ".dedupe_key))",
         // a retry keeps the key it took on its first claim; MySQL assigns left to right, so
-        // running_key takes the key before dedupe_key is cleared
-        ", running_key = COALESCE(dedupe_key, running_key), dedupe_key = NULL",
-        "dedupe_key, running_key",
+        // running_key takes the key before dedupe_key is cleared, and due_at the due time before
+        // available_at becomes the lease's end
+        ", running_key = COALESCE(dedupe_key, running_key), dedupe_key = NULL,"
+            + " due_at = available_at",
+        "dedupe_key, running_key, due_at",
         JobRows::read);
   }
 
-  private static Claimed<JobRun> read(ResultSet rs, Dialect d, long id, int attempt, int claims)
+  private static Claimed<JobContext> read(
+      ResultSet rs, Dialect d, long id, int attempt, int claims, boolean leased)
       throws SQLException {
     String name = rs.getString("name");
-    return new Claimed<>(
-        id,
-        attempt,
-        claims,
-        rs.getInt("max_attempts"),
-        Long.toString(id),
-        name,
-        new JobRun(name, rs.getString("payload")));
+    int maxAttempts = rs.getInt("max_attempts");
+    // the claim moves the key to running_key; a row read before the claim may still have it in
+    // dedupe_key
+    String key = rs.getString("running_key");
+    key = key != null ? key : rs.getString("dedupe_key");
+    Instant dueAt = d.readInstant(rs, leased ? "due_at" : "available_at");
+    JobContext job =
+        new JobContext(id, name, rs.getString("payload"), attempt, maxAttempts, key, dueAt);
+    return new Claimed<>(id, attempt, claims, maxAttempts, Long.toString(id), name, job);
   }
 }

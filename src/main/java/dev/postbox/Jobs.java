@@ -1,6 +1,5 @@
 package dev.postbox;
 
-import dev.postbox.JobRows.JobRun;
 import dev.postbox.internal.Identifiers;
 import dev.postbox.internal.PostgresNotifications;
 import dev.postbox.internal.QueueAdmin;
@@ -13,6 +12,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
+import java.util.OptionalLong;
 
 /**
  * The durable job queue: enqueues jobs in the caller's transaction into the job table, where a
@@ -27,9 +27,10 @@ public final class Jobs {
   private final int maxAttempts;
   private final Duration retention;
   private final boolean notify;
-  private final QueueTable<JobRun> queueTable;
+  private final QueueTable<JobContext> queueTable;
   private final TableWriter writer;
   private final QueueAdmin admin;
+  private final JobStatements statements;
 
   private Jobs(Builder b) {
     this.payloadLimit = b.payloadLimit;
@@ -51,6 +52,7 @@ public final class Jobs {
                 + " business data — call connection.setAutoCommit(false) and commit after your own"
                 + " writes, or build the job queue with allowAutoCommit(true)");
     this.admin = new QueueAdmin(queueTable, "jobs", writer.dialects());
+    this.statements = new JobStatements(b.table);
   }
 
   /**
@@ -103,6 +105,38 @@ public final class Jobs {
             connection, rows, dedupeKeys, "enqueueing " + rows.size() + " jobs in " + table());
   }
 
+  /**
+   * The id of the unfinished job that holds {@code dedupeKey}: the one not started yet if there is
+   * one, else the one running or retrying; empty if none. Give a job a dedupe key to learn its id:
+   * in the transaction that enqueued it, this returns the new job's id (or, if the enqueue was a
+   * no-op, the id of the job that already held the key).
+   *
+   * @throws InvalidValueException if the key breaks the dedupe key rules
+   */
+  public OptionalLong idOf(Connection connection, String dedupeKey) {
+    return statements.idOf(connection, dedupeKey);
+  }
+
+  /**
+   * Cancels job {@code id} if it has not started: deletes it, in the caller's transaction, whether
+   * it is pending, waiting on its delay or a retry's backoff, or parked; its dedupe key is free
+   * again once the transaction commits. Returns false if there is no such job or it is running: a
+   * running job is not interrupted and finishes (or fails and retries) as if never cancelled.
+   */
+  public boolean cancel(Connection connection, long id) {
+    return statements.cancel(connection, id);
+  }
+
+  /**
+   * Cancels, as {@link #cancel} does, the jobs not started that hold {@code dedupeKey}: the one
+   * waiting to start and one retrying with the key, if any; false if there was none.
+   *
+   * @throws InvalidValueException if the key breaks the dedupe key rules
+   */
+  public boolean cancelByDedupeKey(Connection connection, String dedupeKey) {
+    return statements.cancelByDedupeKey(connection, dedupeKey);
+  }
+
   /** Counts jobs not yet finished (not parked). Never claims anything. */
   public long countPending(Connection connection) {
     return admin.countPending(connection);
@@ -133,7 +167,7 @@ public final class Jobs {
     return admin.discard(connection, id, "job " + id);
   }
 
-  QueueTable<JobRun> queueTable() {
+  QueueTable<JobContext> queueTable() {
     return queueTable;
   }
 

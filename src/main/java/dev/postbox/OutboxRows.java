@@ -50,7 +50,8 @@ final class OutboxRows {
         keyOrder);
   }
 
-  private static Claimed<Envelope> read(ResultSet rs, Dialect d, long id, int attempt, int claims)
+  private static Claimed<Envelope> read(
+      ResultSet rs, Dialect d, long id, int attempt, int claims, boolean leased)
       throws SQLException {
     String eventId = rs.getString("event_id");
     String topic = rs.getString("topic");

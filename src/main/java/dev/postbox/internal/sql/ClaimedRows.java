@@ -45,7 +45,7 @@ final class ClaimedRows {
       int claims = rs.getInt("claims") + offset;
       Claimed<T> row;
       try {
-        row = reader.read(rs, dialect, id, attempt, claims);
+        row = reader.read(rs, dialect, id, attempt, claims, offset == 0);
       } catch (RuntimeException e) {
         // e.g. headers written by something else: park this row, never block the others
         row = Claimed.unreadable(id, attempt, claims, Text.errorOf(e));

@@ -1,0 +1,35 @@
+package dev.postbox;
+
+import java.time.Instant;
+
+/**
+ * One run of a durable job, as its handler sees it: which job, which attempt, and since when it was
+ * due.
+ *
+ * <p>Immutable and thread-safe. The dispatcher builds one per attempt; tests of a handler can build
+ * their own.
+ *
+ * @param id the job's id (see {@link Jobs#idOf})
+ * @param name the job's name, the handler's {@link JobHandler#name()}
+ * @param payload the job's payload
+ * @param attempt this attempt, 1 for the first run; a run cut short by a crash counts
+ * @param maxAttempts the attempts the job gets before it is parked
+ * @param dedupeKey the job's dedupe key, or null if it has none
+ * @param dueAt when this attempt became due by the database clock: the enqueue time plus the job's
+ *     delay for the first attempt, the end of the backoff for a retry (for an attempt that follows
+ *     a crashed one, the time the crashed one's lease ran out)
+ */
+public record JobContext(
+    long id,
+    String name,
+    String payload,
+    int attempt,
+    int maxAttempts,
+    String dedupeKey,
+    Instant dueAt) {
+
+  /** Whether this is the job's last attempt: if it fails, the job is parked. */
+  public boolean lastAttempt() {
+    return attempt >= maxAttempts;
+  }
+}
