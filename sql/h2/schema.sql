@@ -55,6 +55,8 @@ CREATE TABLE postbox_jobs (
     available_at TIMESTAMP(6) WITH TIME ZONE NOT NULL,
     -- when the current attempt became due (its available_at before the claim): JobContext.dueAt
     due_at       TIMESTAMP(6) WITH TIME ZONE,
+    -- the tick a recurring job's run stands for (JobContext.tick); NULL for other jobs
+    tick_at      TIMESTAMP(6) WITH TIME ZONE,
     leased_by    VARCHAR(200),
     last_error   VARCHAR(2000),
     created_at   TIMESTAMP(6) WITH TIME ZONE NOT NULL,
@@ -63,6 +65,22 @@ CREATE TABLE postbox_jobs (
 );
 
 CREATE INDEX postbox_jobs_claim ON postbox_jobs (state, available_at, id);
+
+-- recurring jobs: one row per schedule a dispatcher declared with Dispatcher.Builder.recurring;
+-- a row no running dispatcher declares is not run (jobs.removeSchedule deletes it)
+CREATE TABLE postbox_jobs_schedules (
+    -- the job name of its runs
+    name       VARCHAR(200)  NOT NULL PRIMARY KEY,
+    -- as declared: "cron 0 3 * * * Europe/Paris", "every PT1H", "fixedRate PT15M"
+    schedule   VARCHAR(400)  NOT NULL,
+    payload    CHARACTER VARYING NOT NULL,
+    -- when the next run is due, by the database clock; a run still unfinished then delays it
+    next_tick  TIMESTAMP(6) WITH TIME ZONE NOT NULL,
+    -- the tick of the last run enqueued, and that run's job id
+    last_tick  TIMESTAMP(6) WITH TIME ZONE,
+    last_run   BIGINT,
+    updated_at TIMESTAMP(6) WITH TIME ZONE NOT NULL
+);
 
 -- consumer-side dedupe: one row per (consumer, event) handled, deleted after the retention
 CREATE TABLE postbox_inbox (

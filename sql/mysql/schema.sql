@@ -57,6 +57,8 @@ CREATE TABLE postbox_jobs (
     available_at DATETIME(6)   NOT NULL,
     -- when the current attempt became due (its available_at before the claim): JobContext.dueAt
     due_at       DATETIME(6)   NULL,
+    -- the tick a recurring job's run stands for (JobContext.tick); NULL for other jobs
+    tick_at      DATETIME(6)   NULL,
     leased_by    VARCHAR(200)  NULL,
     last_error   VARCHAR(2000) NULL,
     created_at   DATETIME(6)   NOT NULL,
@@ -65,6 +67,22 @@ CREATE TABLE postbox_jobs (
     UNIQUE KEY postbox_jobs_running_key (running_key),
     -- serves the claim (state = 0) and the retention cleanup (state = 1)
     KEY postbox_jobs_claim (state, available_at, id)
+) ENGINE = InnoDB DEFAULT CHARSET = utf8mb4 COLLATE = utf8mb4_bin;
+
+-- recurring jobs: one row per schedule a dispatcher declared with Dispatcher.Builder.recurring;
+-- a row no running dispatcher declares is not run (jobs.removeSchedule deletes it)
+CREATE TABLE postbox_jobs_schedules (
+    -- the job name of its runs
+    name       VARCHAR(200)  NOT NULL PRIMARY KEY,
+    -- as declared: "cron 0 3 * * * Europe/Paris", "every PT1H", "fixedRate PT15M"
+    schedule   VARCHAR(400)  NOT NULL,
+    payload    LONGTEXT      NOT NULL,
+    -- when the next run is due, by the database clock; a run still unfinished then delays it
+    next_tick  DATETIME(6)   NOT NULL,
+    -- the tick of the last run enqueued, and that run's job id
+    last_tick  DATETIME(6)   NULL,
+    last_run   BIGINT        NULL,
+    updated_at DATETIME(6)   NOT NULL
 ) ENGINE = InnoDB DEFAULT CHARSET = utf8mb4 COLLATE = utf8mb4_bin;
 
 -- consumer-side dedupe: one row per (consumer, event) handled, deleted after the retention

@@ -56,6 +56,8 @@ CREATE TABLE postbox_jobs (
     available_at TIMESTAMPTZ   NOT NULL DEFAULT now(),
     -- when the current attempt became due (its available_at before the claim): JobContext.dueAt
     due_at       TIMESTAMPTZ,
+    -- the tick a recurring job's run stands for (JobContext.tick); NULL for other jobs
+    tick_at      TIMESTAMPTZ,
     leased_by    VARCHAR(200),
     last_error   VARCHAR(2000),
     created_at   TIMESTAMPTZ   NOT NULL DEFAULT now(),
@@ -69,6 +71,22 @@ CREATE TABLE postbox_jobs (
 
 -- serves the claim (state = 0) and the retention cleanup (state = 1, oldest available_at first)
 CREATE INDEX postbox_jobs_claim ON postbox_jobs (state, available_at, id);
+
+-- recurring jobs: one row per schedule a dispatcher declared with Dispatcher.Builder.recurring;
+-- a row no running dispatcher declares is not run (jobs.removeSchedule deletes it)
+CREATE TABLE postbox_jobs_schedules (
+    -- the job name of its runs
+    name       VARCHAR(200)  NOT NULL PRIMARY KEY,
+    -- as declared: "cron 0 3 * * * Europe/Paris", "every PT1H", "fixedRate PT15M"
+    schedule   VARCHAR(400)  NOT NULL,
+    payload    TEXT          NOT NULL,
+    -- when the next run is due, by the database clock; a run still unfinished then delays it
+    next_tick  TIMESTAMPTZ   NOT NULL,
+    -- the tick of the last run enqueued, and that run's job id
+    last_tick  TIMESTAMPTZ,
+    last_run   BIGINT,
+    updated_at TIMESTAMPTZ   NOT NULL
+);
 
 -- consumer-side dedupe: one row per (consumer, event) handled, deleted after the retention
 CREATE TABLE postbox_inbox (

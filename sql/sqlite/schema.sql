@@ -53,6 +53,8 @@ CREATE TABLE postbox_jobs (
     available_at INTEGER NOT NULL,
     -- when the current attempt became due (its available_at before the claim): JobContext.dueAt
     due_at       INTEGER,
+    -- the tick a recurring job's run stands for (JobContext.tick); NULL for other jobs
+    tick_at      INTEGER,
     leased_by    TEXT,
     last_error   TEXT,
     created_at   INTEGER NOT NULL,
@@ -61,6 +63,22 @@ CREATE TABLE postbox_jobs (
 );
 
 CREATE INDEX postbox_jobs_claim ON postbox_jobs (state, available_at, id);
+
+-- recurring jobs: one row per schedule a dispatcher declared with Dispatcher.Builder.recurring;
+-- a row no running dispatcher declares is not run (jobs.removeSchedule deletes it)
+CREATE TABLE postbox_jobs_schedules (
+    -- the job name of its runs
+    name       TEXT          NOT NULL PRIMARY KEY,
+    -- as declared: "cron 0 3 * * * Europe/Paris", "every PT1H", "fixedRate PT15M"
+    schedule   TEXT          NOT NULL,
+    payload    TEXT          NOT NULL,
+    -- when the next run is due, by the database clock; a run still unfinished then delays it
+    next_tick  INTEGER       NOT NULL,
+    -- the tick of the last run enqueued, and that run's job id
+    last_tick  INTEGER,
+    last_run   INTEGER,
+    updated_at INTEGER       NOT NULL
+);
 
 -- consumer-side dedupe: one row per (consumer, event) handled, deleted after the retention
 CREATE TABLE postbox_inbox (

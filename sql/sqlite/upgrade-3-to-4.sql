@@ -1,5 +1,22 @@
--- Postbox schema 3 to 4: the job context's due time (see UPGRADING.md). Rename the table here if
--- yours is not the default name. Safe to run while dispatchers of schema 3 are running; start the
--- new version only once it has run.
+-- Postbox schema 3 to 4: the job context's due time and tick, and recurring jobs (see
+-- UPGRADING.md). Rename the tables here if yours are not the default names. Safe to run while
+-- dispatchers of schema 3 are running; start the new version only once it has run.
 
 ALTER TABLE postbox_jobs ADD COLUMN due_at INTEGER;
+ALTER TABLE postbox_jobs ADD COLUMN tick_at INTEGER;
+
+-- recurring jobs: one row per schedule a dispatcher declared with Dispatcher.Builder.recurring;
+-- a row no running dispatcher declares is not run (jobs.removeSchedule deletes it)
+CREATE TABLE postbox_jobs_schedules (
+    -- the job name of its runs
+    name       TEXT          NOT NULL PRIMARY KEY,
+    -- as declared: "cron 0 3 * * * Europe/Paris", "every PT1H", "fixedRate PT15M"
+    schedule   TEXT          NOT NULL,
+    payload    TEXT          NOT NULL,
+    -- when the next run is due, by the database clock; a run still unfinished then delays it
+    next_tick  INTEGER       NOT NULL,
+    -- the tick of the last run enqueued, and that run's job id
+    last_tick  INTEGER,
+    last_run   INTEGER,
+    updated_at INTEGER       NOT NULL
+);

@@ -46,6 +46,7 @@ public final class Dispatcher implements AutoCloseable {
   private volatile boolean started;
   private volatile boolean closed;
   private Periodic inboxCleaner;
+  private RecurringJobs recurring;
   private PostgresNotifications notifications;
 
   private Dispatcher(DispatcherSettings config) {
@@ -95,6 +96,7 @@ public final class Dispatcher implements AutoCloseable {
           channels.put(PostgresNotifications.channel(lane.table()), lane::wakeUp);
         }
       }
+      RecurringJobs schedules = null;
       if (config.jobs() != null) {
         Lane<?> lane =
             lane(
@@ -107,6 +109,23 @@ public final class Dispatcher implements AutoCloseable {
         built.add(lane);
         if (config.jobs().notifies()) {
           channels.put(PostgresNotifications.channel(lane.table()), lane::wakeUp);
+        }
+        if (!config.recurring().isEmpty()) {
+          schedules =
+              new RecurringJobs(
+                  config.dataSource(),
+                  dialect,
+                  lane.table(),
+                  config.recurring(),
+                  config.jobs().maxAttempts(),
+                  config.pollInterval(),
+                  lane::wakeUp,
+                  config.instanceId());
+          Startup.checkColumns(
+              config.dataSource(),
+              database,
+              schedules.table(),
+              "name, schedule, payload, next_tick, last_tick, last_run, updated_at");
         }
       }
       Periodic cleaner = config.inbox() == null ? null : inboxCleaner(database);
@@ -123,6 +142,10 @@ public final class Dispatcher implements AutoCloseable {
       }
       for (Lane<?> lane : lanes) {
         lane.start();
+      }
+      if (schedules != null) {
+        recurring = schedules;
+        recurring.start();
       }
       started = true;
       log.info(
@@ -199,6 +222,9 @@ public final class Dispatcher implements AutoCloseable {
       // each part is closed even if the caller is interrupted meanwhile; the interrupt is kept,
       // and every lane closed after it hurries (interrupts its deliveries at once)
       boolean interrupted = Thread.interrupted();
+      if (recurring != null) {
+        interrupted |= recurring.close();
+      }
       if (notifications != null) {
         interrupted |= notifications.close();
       }
@@ -252,6 +278,7 @@ public final class Dispatcher implements AutoCloseable {
     private Jobs jobs;
     private Inbox inbox;
     private Map<String, JobHandler> handlers = Map.of();
+    private final Map<String, RecurringJobs.Declared> recurring = new LinkedHashMap<>();
     private int batchSize = 100;
     private int concurrency = 16;
     private int claimsInFlight = 1;
@@ -297,6 +324,31 @@ public final class Dispatcher implements AutoCloseable {
         }
       }
       this.handlers = Map.copyOf(byName);
+      return this;
+    }
+
+    /**
+     * Runs the job {@code name} with {@code payload} on {@code schedule}: once per tick across all
+     * dispatchers that declare it, as an ordinary durable job of that name (its handler is the one
+     * given to {@link #jobs}; same retries, parking, listener and stats), with the tick in its
+     * {@link JobContext#tick()}. Ticks are judged by the database clock. A run still unfinished
+     * when the next tick comes delays that tick until it ends; ticks missed meanwhile, or while
+     * every dispatcher was down, make one run, and the schedule goes on with its next tick after
+     * now. At start, a schedule stored with another expression, zone or payload is updated (logged
+     * at INFO) and its next tick computed again.
+     *
+     * @throws InvalidValueException if an argument is null or breaks the job name rules, or the
+     *     name was already given a schedule
+     */
+    public Builder recurring(Schedule schedule, String name, String payload) {
+      Require.notNull("schedule", schedule);
+      Rules.name("name", name);
+      Require.notNull("payload", payload);
+      if (recurring.putIfAbsent(name, new RecurringJobs.Declared(schedule, name, payload))
+          != null) {
+        throw new InvalidValueException(
+            "recurring", "has two schedules for job name '" + name + "'");
+      }
       return this;
     }
 
@@ -427,6 +479,14 @@ public final class Dispatcher implements AutoCloseable {
         throw new InvalidValueException(
             "outbox", "jobs or inbox must be set: give the dispatcher something to do");
       }
+      for (RecurringJobs.Declared d : recurring.values()) {
+        if (jobs == null || !handlers.containsKey(d.name())) {
+          throw new InvalidValueException(
+              "recurring",
+              "job '" + d.name() + "' has no handler: pass one with that name to jobs(...)");
+        }
+        Rules.payload(d.payload(), jobs.payloadLimit());
+      }
       return new Dispatcher(
           new DispatcherSettings(
               dataSource,
@@ -435,6 +495,7 @@ public final class Dispatcher implements AutoCloseable {
               jobs,
               inbox,
               handlers,
+              Map.copyOf(recurring),
               batchSize,
               concurrency,
               claimsInFlight,

@@ -12,6 +12,7 @@ record DispatcherSettings(
     Jobs jobs,
     Inbox inbox,
     Map<String, JobHandler> handlers,
+    Map<String, RecurringJobs.Declared> recurring,
     int batchSize,
     int concurrency,
     int claimsInFlight,

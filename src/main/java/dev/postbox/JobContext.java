@@ -15,6 +15,8 @@ import java.time.Instant;
  * @param attempt this attempt, 1 for the first run; a run cut short by a crash counts
  * @param maxAttempts the attempts the job gets before it is parked
  * @param dedupeKey the job's dedupe key, or null if it has none
+ * @param tick for a run of a recurring job, the tick it stands for (after ticks were missed, the
+ *     first of them); null for other jobs
  * @param dueAt when this attempt became due by the database clock: the enqueue time plus the job's
  *     delay for the first attempt, the end of the backoff for a retry (for an attempt that follows
  *     a crashed one, the time the crashed one's lease ran out)
@@ -26,6 +28,7 @@ public record JobContext(
     int attempt,
     int maxAttempts,
     String dedupeKey,
+    Instant tick,
     Instant dueAt) {
 
   /** Whether this is the job's last attempt: if it fails, the job is parked. */

@@ -36,7 +36,7 @@ final class JobRows {
   static QueueTable<JobContext> queueTable(String table) {
     return new QueueTable<>(
         table,
-        "name, payload, max_attempts, dedupe_key, running_key, available_at, due_at",
+        "name, payload, max_attempts, dedupe_key, running_key, available_at, due_at, tick_at",
         "id",
         "name",
         ", dedupe_key = NULL, running_key = NULL",
@@ -50,7 +50,7 @@ final class JobRows {
         // available_at becomes the lease's end
         ", running_key = COALESCE(dedupe_key, running_key), dedupe_key = NULL,"
             + " due_at = available_at",
-        "dedupe_key, running_key, due_at",
+        "dedupe_key, running_key, due_at, tick_at",
         JobRows::read);
   }
 
@@ -64,8 +64,9 @@ final class JobRows {
     String key = rs.getString("running_key");
     key = key != null ? key : rs.getString("dedupe_key");
     Instant dueAt = d.readInstant(rs, leased ? "due_at" : "available_at");
+    Instant tick = d.readInstant(rs, "tick_at");
     JobContext job =
-        new JobContext(id, name, rs.getString("payload"), attempt, maxAttempts, key, dueAt);
+        new JobContext(id, name, rs.getString("payload"), attempt, maxAttempts, key, tick, dueAt);
     return new Claimed<>(id, attempt, claims, maxAttempts, Long.toString(id), name, job);
   }
 }

@@ -137,6 +137,23 @@ public final class Jobs {
     return statements.cancelByDedupeKey(connection, dedupeKey);
   }
 
+  /**
+   * The schedules of recurring jobs stored in the schedules table (declared by some dispatcher, now
+   * or before), by name, with their next tick and how their last run stands.
+   */
+  public List<StoredSchedule> schedules(Connection connection) {
+    return RecurringAdmin.list(connection, writer.dialects(), table());
+  }
+
+  /**
+   * Deletes the stored schedule of the recurring job {@code name}, in the caller's transaction; a
+   * run already enqueued still runs. A dispatcher that still declares it stores it again when it
+   * starts. False if there was none.
+   */
+  public boolean removeSchedule(Connection connection, String name) {
+    return RecurringAdmin.remove(connection, writer.dialects(), table(), name);
+  }
+
   /** Counts jobs not yet finished (not parked). Never claims anything. */
   public long countPending(Connection connection) {
     return admin.countPending(connection);
@@ -177,6 +194,14 @@ public final class Jobs {
 
   Duration retention() {
     return retention;
+  }
+
+  int maxAttempts() {
+    return maxAttempts;
+  }
+
+  int payloadLimit() {
+    return payloadLimit;
   }
 
   /** Configures {@link Jobs}; each option is validated as it is set. Not thread-safe. */

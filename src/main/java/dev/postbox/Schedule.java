@@ -111,6 +111,27 @@ public final class Schedule {
     return kind == Kind.EVERY;
   }
 
+  /** The first tick of a schedule stored at {@code now}: a cron's next, else {@code now}. */
+  Instant first(Instant now) {
+    return ticks != null ? ticks.next(now) : now;
+  }
+
+  /**
+   * The tick after a run for {@code tick} was enqueued at {@code now} (ticks missed meanwhile are
+   * skipped): a cron's first tick after now; the first multiple of the period after now; for {@link
+   * #every}, {@code now} plus the delay, which the end of the run then pushes back.
+   */
+  Instant afterRun(Instant tick, Instant now) {
+    return switch (kind) {
+      case CRON -> ticks.next(now);
+      case EVERY -> now.plus(interval);
+      case FIXED_RATE -> {
+        long periods = Duration.between(tick, now).toNanos() / interval.toNanos() + 1;
+        yield tick.plus(interval.multipliedBy(periods));
+      }
+    };
+  }
+
   /**
    * The schedule as stored with it, and compared at start to tell whether a schedule changed: for
    * example {@code cron 0 3 * * * Europe/Paris}, {@code every PT1H}, {@code fixedRate PT15M}.

@@ -261,8 +261,11 @@ public abstract class JobContextContractTest extends DatabaseTest {
   }
 
   @Test
-  void aJobTableOfSchemaThreeIsRefusedUntilTheShippedUpgradeAddsDueAt() {
+  void aJobTableOfSchemaThreeIsRefusedUntilTheShippedUpgradeRuns() {
+    // back to schema 3
     Sql.update(ds, "ALTER TABLE postbox_jobs DROP COLUMN due_at");
+    Sql.update(ds, "ALTER TABLE postbox_jobs DROP COLUMN tick_at");
+    Sql.update(ds, "DROP TABLE postbox_jobs_schedules");
     Sql.commit(ds, c -> jobs.enqueue(c, Job.of("upgraded", "x")));
     List<JobContext> seen = new CopyOnWriteArrayList<>();
     PostboxException refused =

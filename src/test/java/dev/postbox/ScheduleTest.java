@@ -155,6 +155,23 @@ class ScheduleTest {
   }
 
   @Test
+  void afterARunTheNextTickSkipsTheTicksMissedMeanwhile() {
+    Instant tick = Instant.parse("2026-01-01T00:00:00Z");
+    Instant late = Instant.parse("2026-01-01T00:03:30Z");
+    assertEquals(
+        Instant.parse("2026-01-01T00:04:00Z"),
+        Schedule.fixedRate(Duration.ofMinutes(1)).afterRun(tick, late));
+    assertEquals(
+        Instant.parse("2026-01-01T00:01:00Z"),
+        Schedule.fixedRate(Duration.ofMinutes(1)).afterRun(tick, tick));
+    assertEquals(
+        Instant.parse("2026-01-01T01:00:00Z"), Schedule.cron("0 * * * *").afterRun(tick, late));
+    assertEquals(late.plusSeconds(60), Schedule.every(Duration.ofMinutes(1)).afterRun(tick, late));
+    assertEquals(late, Schedule.every(Duration.ofMinutes(1)).first(late));
+    assertEquals(Instant.parse("2026-01-01T01:00:00Z"), Schedule.cron("0 * * * *").first(late));
+  }
+
+  @Test
   void leapDaysAreFoundYearsAhead() {
     assertEquals(
         List.of("2028-02-29T00:00:00Z", "2032-02-29T00:00:00Z"),

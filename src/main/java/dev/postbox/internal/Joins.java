@@ -3,14 +3,14 @@ package dev.postbox.internal;
 import java.time.Duration;
 
 /** Waiting for threads to end in close(), where an interrupt must not skip the next step. */
-final class Joins {
+public final class Joins {
   private Joins() {}
 
   /**
    * Waits up to {@code max} for {@code thread} to end, through interrupts; returns true if the
    * caller was interrupted meanwhile (the caller re-asserts it once every step has run).
    */
-  static boolean join(Thread thread, Duration max) {
+  public static boolean join(Thread thread, Duration max) {
     long deadline = System.nanoTime() + max.toNanos();
     boolean interrupted = false;
     while (thread.isAlive()) {

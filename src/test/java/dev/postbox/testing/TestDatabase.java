@@ -27,7 +27,12 @@ public final class TestDatabase implements AutoCloseable {
 
   /** Every table a shipped schema may create: also the keys table of MySQL, MariaDB and H2. */
   private static final List<String> SCHEMA_TABLES =
-      List.of("postbox_outbox", "postbox_outbox_keys", "postbox_jobs", "postbox_inbox");
+      List.of(
+          "postbox_outbox",
+          "postbox_outbox_keys",
+          "postbox_jobs",
+          "postbox_jobs_schedules",
+          "postbox_inbox");
 
   private static final int SERVER_POOL = 32;
   private static final int SQLITE_POOL = 8;

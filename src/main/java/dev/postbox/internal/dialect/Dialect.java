@@ -1,6 +1,7 @@
 package dev.postbox.internal.dialect;
 
 import dev.postbox.Database;
+import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Instant;
@@ -22,6 +23,9 @@ public interface Dialect {
 
   /** Reads a timestamp column written by {@link #now()} or {@link #nowPlusMillis()}. */
   Instant readInstant(ResultSet rs, String column) throws SQLException;
+
+  /** Binds {@code t} to parameter {@code i} as the tables store times. */
+  void bindInstant(PreparedStatement ps, int i, Instant t) throws SQLException;
 
   /**
    * True if the database runs inside this process (SQLite): no socket between the engine and it.

@@ -1,6 +1,7 @@
 package dev.postbox.internal.dialect;
 
 import dev.postbox.Database;
+import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Instant;
@@ -29,6 +30,11 @@ final class MySqlDialect implements Dialect {
   public Instant readInstant(ResultSet rs, String column) throws SQLException {
     LocalDateTime value = rs.getObject(column, LocalDateTime.class);
     return value == null ? null : value.toInstant(ZoneOffset.UTC);
+  }
+
+  @Override
+  public void bindInstant(PreparedStatement ps, int i, Instant t) throws SQLException {
+    ps.setObject(i, LocalDateTime.ofInstant(t, ZoneOffset.UTC)); // UTC, as UTC_TIMESTAMP(6) writes
   }
 
   @Override

@@ -1,10 +1,12 @@
 package dev.postbox.internal.dialect;
 
 import dev.postbox.Database;
+import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Instant;
 import java.time.OffsetDateTime;
+import java.time.ZoneOffset;
 
 /** PostgreSQL: {@code statement_timestamp()}, ON CONFLICT DO NOTHING, NOTIFY in the INSERT. */
 final class PostgresDialect implements Dialect {
@@ -28,6 +30,11 @@ final class PostgresDialect implements Dialect {
   public Instant readInstant(ResultSet rs, String column) throws SQLException {
     OffsetDateTime value = rs.getObject(column, OffsetDateTime.class);
     return value == null ? null : value.toInstant();
+  }
+
+  @Override
+  public void bindInstant(PreparedStatement ps, int i, Instant t) throws SQLException {
+    ps.setObject(i, OffsetDateTime.ofInstant(t, ZoneOffset.UTC));
   }
 
   @Override

@@ -1,6 +1,7 @@
 package dev.postbox.internal.dialect;
 
 import dev.postbox.Database;
+import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Instant;
@@ -35,6 +36,11 @@ final class SqliteDialect implements Dialect {
   public Instant readInstant(ResultSet rs, String column) throws SQLException {
     long millis = rs.getLong(column);
     return rs.wasNull() ? null : Instant.ofEpochMilli(millis);
+  }
+
+  @Override
+  public void bindInstant(PreparedStatement ps, int i, Instant t) throws SQLException {
+    ps.setLong(i, t.toEpochMilli());
   }
 
   @Override

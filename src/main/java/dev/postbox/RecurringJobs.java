@@ -1,0 +1,329 @@
+package dev.postbox;
+
+import dev.postbox.internal.Joins;
+import dev.postbox.internal.dialect.Dialect;
+import dev.postbox.internal.jdbc.Jdbc;
+import dev.postbox.internal.jdbc.SqlFunction;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.locks.LockSupport;
+import javax.sql.DataSource;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A dispatcher's recurring jobs: stores the declared schedules at start, then, on one virtual
+ * thread, enqueues a run of each schedule whose next tick the database clock has reached and stores
+ * its next tick, in one transaction that locks the schedule's row, so that one dispatcher enqueues
+ * each tick once however many declare it. A run is an ordinary job of the schedule's name. While a
+ * schedule's last run is unfinished (pending, running or retrying) its next tick waits; when it
+ * ends, one run stands for all the ticks missed meanwhile. Thread-safe: start and close once.
+ */
+final class RecurringJobs {
+  private static final Logger log = LoggerFactory.getLogger(RecurringJobs.class);
+  private static final Duration MIN_WAIT = Duration.ofMillis(5);
+
+  /** A schedule as declared on a dispatcher's builder. */
+  record Declared(Schedule schedule, String name, String payload) {}
+
+  private final DataSource ds;
+  private final RecurringSql sql;
+  private final Map<String, Declared> declared;
+  private final List<String> names;
+  private final int maxAttempts;
+  private final Duration pollInterval;
+  private final Runnable enqueued;
+  private final String instanceId;
+  private final Thread thread;
+  private volatile boolean stopped;
+
+  /**
+   * @param enqueued called after runs were enqueued (wakes this dispatcher's job lane)
+   */
+  RecurringJobs(
+      DataSource ds,
+      Dialect dialect,
+      String jobsTable,
+      Map<String, Declared> declared,
+      int maxAttempts,
+      Duration pollInterval,
+      Runnable enqueued,
+      String instanceId) {
+    this.ds = ds;
+    this.sql = new RecurringSql(dialect, jobsTable);
+    this.declared = Map.copyOf(declared);
+    this.names = List.copyOf(declared.keySet());
+    this.maxAttempts = maxAttempts;
+    this.pollInterval = pollInterval;
+    this.enqueued = enqueued;
+    this.instanceId = instanceId;
+    this.thread = Thread.ofVirtual().name(instanceId + "-recurring").unstarted(this::run);
+  }
+
+  String table() {
+    return sql.table;
+  }
+
+  /** Stores each declared schedule, or updates a stored one that differs; then starts ticking. */
+  void start() {
+    for (Declared d : declared.values()) {
+      declare(d);
+    }
+    thread.start();
+  }
+
+  /** Stops ticking and waits for a step under way; true if the caller was interrupted meanwhile. */
+  boolean close() {
+    stopped = true;
+    LockSupport.unpark(thread);
+    return Joins.join(thread, Duration.ofDays(1));
+  }
+
+  private void declare(Declared d) {
+    String schedule = d.schedule().toString();
+    for (int attempt = 1; ; attempt++) {
+      try {
+        write(
+            c -> {
+              Instant now = now(c);
+              String[] stored = stored(c, d.name());
+              if (stored == null) {
+                update(c, sql.insert, d.name(), schedule, d.payload(), d.schedule().first(now));
+                log.info(
+                    "{} - recurring job '{}': {} stored, first run due {}",
+                    instanceId,
+                    d.name(),
+                    schedule,
+                    d.schedule().first(now));
+              } else if (!stored[0].equals(schedule)) {
+                Instant next = d.schedule().first(now);
+                update(c, sql.redeclare, schedule, d.payload(), next, d.name());
+                log.info(
+                    "{} - recurring job '{}': schedule changed from {} to {}, next run due {}",
+                    instanceId,
+                    d.name(),
+                    stored[0],
+                    schedule,
+                    next);
+              } else if (!stored[1].equals(d.payload())) {
+                update(c, sql.repayload, d.payload(), d.name());
+                log.info("{} - recurring job '{}': payload changed", instanceId, d.name());
+              }
+              return null;
+            });
+        return;
+      } catch (SQLException e) {
+        // two dispatchers storing a new schedule at once: one insert collides; read it again
+        if (attempt >= 3 || !sql.dialect.isDuplicateKey(e)) {
+          throw Jdbc.wrap("storing the schedule of recurring job '" + d.name() + "'", e);
+        }
+      }
+    }
+  }
+
+  private String[] stored(Connection c, String name) throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement(sql.declared)) {
+      ps.setString(1, name);
+      try (ResultSet rs = ps.executeQuery()) {
+        return rs.next() ? new String[] {rs.getString("schedule"), rs.getString("payload")} : null;
+      }
+    }
+  }
+
+  private void run() {
+    while (!stopped) {
+      Duration wait;
+      try {
+        wait = step();
+      } catch (SQLException | RuntimeException e) {
+        log.warn(
+            "{} - recurring jobs: a step failed; trying again in {}", instanceId, pollInterval, e);
+        wait = pollInterval;
+      }
+      if (!stopped) {
+        LockSupport.parkNanos(Math.max(wait.toNanos(), MIN_WAIT.toNanos()));
+      }
+    }
+  }
+
+  /** Enqueues the runs that are due; returns how long to wait for the next tick. */
+  private Duration step() throws SQLException {
+    Instant[] stepNow = new Instant[1];
+    int fired =
+        write(
+            c -> {
+              Instant now = now(c);
+              stepNow[0] = now;
+              int n = 0;
+              for (DueRow row : due(c)) {
+                n += fire(c, row, now) ? 1 : 0;
+              }
+              return n;
+            });
+    if (fired > 0) {
+      enqueued.run();
+    }
+    return Jdbc.autoCommit(ds, c -> untilSoonest(c, stepNow[0]));
+  }
+
+  private record DueRow(String name, String schedule, String payload, Instant tick, Long lastRun) {}
+
+  private List<DueRow> due(Connection c) throws SQLException {
+    List<DueRow> rows = new ArrayList<>();
+    try (PreparedStatement ps = c.prepareStatement(sql.due(names.size()))) {
+      for (int i = 0; i < names.size(); i++) {
+        ps.setString(i + 1, names.get(i));
+      }
+      try (ResultSet rs = ps.executeQuery()) {
+        while (rs.next()) {
+          long id = rs.getLong("last_run");
+          Long lastRun = rs.wasNull() ? null : id;
+          rows.add(
+              new DueRow(
+                  rs.getString("name"),
+                  rs.getString("schedule"),
+                  rs.getString("payload"),
+                  sql.dialect.readInstant(rs, "next_tick"),
+                  lastRun));
+        }
+      }
+    }
+    return rows;
+  }
+
+  /** Enqueues the run of a due schedule unless its last run is unfinished; true if it did. */
+  private boolean fire(Connection c, DueRow row, Instant now) throws SQLException {
+    Declared d = declared.get(row.name());
+    if (!d.schedule().toString().equals(row.schedule())) {
+      return false; // stored by a dispatcher that declares it otherwise: that one runs it
+    }
+    Instant tick = row.tick();
+    if (row.lastRun() != null) {
+      Instant[] ended = lastRunEnd(c, row.lastRun(), now);
+      if (ended == null) {
+        return false; // unfinished: the tick waits for it
+      }
+      if (d.schedule().fromRunEnd()) { // the stored tick was a placeholder until the run ended
+        tick = d.schedule().nextTick(ended[0]);
+        if (tick.isAfter(now)) {
+          update(c, sql.moved, tick, row.name());
+          return false;
+        }
+      }
+    }
+    long id = insertRun(c, row.name(), row.payload(), tick);
+    Instant next = d.schedule().afterRun(tick, now);
+    update(c, sql.fired, next, tick, id, row.name());
+    log.debug(
+        "{} - recurring job '{}': job {} enqueued for the tick {}, next tick {}",
+        instanceId,
+        row.name(),
+        id,
+        tick,
+        next);
+    return true;
+  }
+
+  /**
+   * When the job {@code id} ended: its finish time if it is kept done or parked, {@code now} if it
+   * is gone (deleted when done, cancelled or discarded); null if it has not ended.
+   */
+  private Instant[] lastRunEnd(Connection c, long id, Instant now) throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement(sql.lastRun)) {
+      ps.setLong(1, id);
+      try (ResultSet rs = ps.executeQuery()) {
+        if (!rs.next()) {
+          return new Instant[] {now};
+        }
+        // a finished row's available_at is its finish time
+        return rs.getInt("state") == 0
+            ? null
+            : new Instant[] {sql.dialect.readInstant(rs, "available_at")};
+      }
+    }
+  }
+
+  private long insertRun(Connection c, String name, String payload, Instant tick)
+      throws SQLException {
+    try (PreparedStatement ps =
+        c.prepareStatement(sql.insertRun, Statement.RETURN_GENERATED_KEYS)) {
+      ps.setString(1, name);
+      ps.setString(2, payload);
+      ps.setInt(3, maxAttempts);
+      sql.dialect.bindInstant(ps, 4, tick);
+      ps.executeUpdate();
+      try (ResultSet keys = ps.getGeneratedKeys()) {
+        if (!keys.next()) {
+          throw new SQLException("the database returned no id for the run's job");
+        }
+        return keys.getLong(1);
+      }
+    }
+  }
+
+  private Duration untilSoonest(Connection c, Instant after) throws SQLException {
+    Instant soonest;
+    try (PreparedStatement ps = c.prepareStatement(sql.soonest(names.size()))) {
+      sql.dialect.bindInstant(ps, 1, after);
+      for (int i = 0; i < names.size(); i++) {
+        ps.setString(i + 2, names.get(i));
+      }
+      try (ResultSet rs = ps.executeQuery()) {
+        soonest = rs.next() ? sql.dialect.readInstant(rs, "soonest") : null;
+      }
+    }
+    if (soonest == null) {
+      return pollInterval;
+    }
+    Duration wait = Duration.between(now(c), soonest);
+    return wait.compareTo(pollInterval) < 0 ? wait : pollInterval;
+  }
+
+  private Instant now(Connection c) throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement(sql.now);
+        ResultSet rs = ps.executeQuery()) {
+      rs.next();
+      return sql.dialect.readInstant(rs, "db_now");
+    }
+  }
+
+  private void update(Connection c, String statement, Object... params) throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement(statement)) {
+      for (int i = 0; i < params.length; i++) {
+        if (params[i] instanceof Instant t) {
+          sql.dialect.bindInstant(ps, i + 1, t);
+        } else {
+          ps.setObject(i + 1, params[i]);
+        }
+      }
+      ps.executeUpdate();
+    }
+  }
+
+  /** Runs {@code work} in a transaction that holds SQLite's one write lock from its start. */
+  private <T> T write(SqlFunction<Connection, T> work) throws SQLException {
+    if (!sql.dialect.oneWriter()) {
+      return Jdbc.inTransaction(ds, work);
+    }
+    try (Connection c = ds.getConnection();
+        Statement s = c.createStatement()) {
+      s.execute("BEGIN IMMEDIATE");
+      try {
+        T result = work.apply(c);
+        s.execute("COMMIT");
+        return result;
+      } catch (Throwable e) {
+        s.execute("ROLLBACK");
+        throw e;
+      }
+    }
+  }
+}

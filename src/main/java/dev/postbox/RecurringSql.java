@@ -1,0 +1,120 @@
+package dev.postbox;
+
+import dev.postbox.internal.dialect.Dialect;
+import java.util.Collections;
+
+/**
+ * The statements of recurring jobs on the schedules table (the job table's name + {@code
+ * _schedules}) and the job table, for one dialect. Rows are locked as other claims lock them:
+ * {@code FOR UPDATE SKIP LOCKED}, except on SQLite, whose one writer the caller takes with {@code
+ * BEGIN IMMEDIATE}. Immutable.
+ */
+final class RecurringSql {
+  final Dialect dialect;
+  final String table;
+
+  /** Params: the name. */
+  final String declared;
+
+  /** Params: name, schedule, payload, next tick. */
+  final String insert;
+
+  /** Params: schedule, payload, next tick, name. */
+  final String redeclare;
+
+  /** Params: payload, name. */
+  final String repayload;
+
+  /** Params: a job id. */
+  final String lastRun;
+
+  /** Params: name, payload, max attempts, tick. */
+  final String insertRun;
+
+  /** Params: next tick, last tick, last run, name. */
+  final String fired;
+
+  /** Params: next tick, name. */
+  final String moved;
+
+  /** No params. */
+  final String list;
+
+  /** Params: the name. */
+  final String remove;
+
+  /** No params. */
+  final String now;
+
+  RecurringSql(Dialect d, String jobs) {
+    this.dialect = d;
+    this.table = jobs + "_schedules";
+    String now = d.now();
+    String lock = d.oneWriter() ? "" : " FOR UPDATE";
+    this.declared = "SELECT schedule, payload FROM " + table + " WHERE name = ?" + lock;
+    this.insert =
+        "INSERT INTO "
+            + table
+            + " (name, schedule, payload, next_tick, updated_at) VALUES (?, ?, ?, ?, "
+            + now
+            + ")";
+    this.redeclare =
+        "UPDATE "
+            + table
+            + " SET schedule = ?, payload = ?, next_tick = ?, updated_at = "
+            + now
+            + " WHERE name = ?";
+    this.repayload =
+        "UPDATE " + table + " SET payload = ?, updated_at = " + now + " WHERE name = ?";
+    this.lastRun = "SELECT state, available_at FROM " + jobs + " WHERE id = ?";
+    this.insertRun =
+        "INSERT INTO "
+            + jobs
+            + " (name, payload, max_attempts, available_at, created_at, tick_at) VALUES (?, ?, ?, "
+            + now
+            + ", "
+            + now
+            + ", ?)";
+    this.fired =
+        "UPDATE "
+            + table
+            + " SET next_tick = ?, last_tick = ?, last_run = ?, updated_at = "
+            + now
+            + " WHERE name = ?";
+    this.moved = "UPDATE " + table + " SET next_tick = ?, updated_at = " + now + " WHERE name = ?";
+    this.list =
+        "SELECT s.name, s.schedule, s.payload, s.next_tick, s.last_tick, s.last_run,"
+            + " j.state, j.attempts, j.leased_by FROM "
+            + table
+            + " s LEFT JOIN "
+            + jobs
+            + " j ON j.id = s.last_run ORDER BY s.name";
+    this.remove = "DELETE FROM " + table + " WHERE name = ?";
+    this.now = "SELECT " + now + " AS db_now";
+  }
+
+  /** Params: the names. The declared schedules that are due, each locked or skipped if locked. */
+  String due(int names) {
+    return "SELECT name, schedule, payload, next_tick, last_run FROM "
+        + table
+        + " WHERE next_tick <= "
+        + dialect.now()
+        + " AND name IN ("
+        + marks(names)
+        + ")"
+        + (dialect.oneWriter() ? "" : " FOR UPDATE SKIP LOCKED");
+  }
+
+  /** Params: a time, then the names. The earliest tick after that time. */
+  String soonest(int names) {
+    return "SELECT MIN(next_tick) AS soonest FROM "
+        + table
+        + " WHERE next_tick > ? AND name IN ("
+        + marks(names)
+        + ")";
+  }
+
+  private static String marks(int n) {
+    return String.join(", ", Collections.nCopies(n, "?"));
+  }
+}

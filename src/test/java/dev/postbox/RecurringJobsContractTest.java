@@ -1,0 +1,252 @@
+package dev.postbox;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.postbox.StoredSchedule.LastRun;
+import dev.postbox.internal.dialect.Dialects;
+import dev.postbox.testing.Await;
+import dev.postbox.testing.Sql;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Recurring jobs, proven on every database with a schedule that ticks every second: one run per
+ * tick across dispatchers, missed ticks, changed and removed schedules, no overlapping runs,
+ * failures. Subclasses only say which database.
+ */
+public abstract class RecurringJobsContractTest extends DatabaseTest {
+  private static final Duration WAIT = Duration.ofSeconds(60);
+  private static final Schedule EVERY_SECOND = Schedule.cron("* * * * * *");
+
+  private final Jobs jobs = Jobs.builder().build();
+
+  private Dispatcher.Builder dispatcher(Jobs jobs, JobHandler handler) {
+    return Dispatcher.builder(ds)
+        .jobs(jobs, handler)
+        .instanceId(nextInstanceId())
+        .pollInterval(Duration.ofMillis(200))
+        .backoff(Backoff.fixed(Duration.ofMillis(10)))
+        .shutdownTimeout(Duration.ofSeconds(10));
+  }
+
+  private List<StoredSchedule> schedules() {
+    List<List<StoredSchedule>> out = new ArrayList<>();
+    Sql.commit(ds, c -> out.add(jobs.schedules(c)));
+    return out.get(0);
+  }
+
+  private void awaitDbTime(Duration d) {
+    Instant until = Sql.dbNow(ds, db).plus(d);
+    Await.until(WAIT, d + " of database time", () -> Sql.dbNow(ds, db).isAfter(until));
+  }
+
+  private long jobRows() {
+    return Sql.count(ds, "SELECT COUNT(*) FROM postbox_jobs");
+  }
+
+  @Test
+  void aScheduleDeclaredByThreeDispatchersRunsExactlyOncePerTick() {
+    List<JobContext> runs = new CopyOnWriteArrayList<>();
+    JobHandler handler = JobHandler.of("tick", runs::add);
+    List<Dispatcher> three = new ArrayList<>();
+    for (int i = 0; i < 3; i++) {
+      three.add(started(dispatcher(jobs, handler).recurring(EVERY_SECOND, "tick", "{}")));
+    }
+    Await.until(WAIT, "ten runs", () -> runs.size() >= 10);
+    three.forEach(Dispatcher::close);
+
+    Map<Instant, Integer> perTick = new TreeMap<>();
+    for (JobContext run : runs) {
+      perTick.merge(run.tick(), 1, Integer::sum);
+      assertEquals(0, run.tick().getNano(), "a whole second: " + run.tick());
+      assertFalse(run.dueAt().isBefore(run.tick()), "due " + run.dueAt() + " before its tick");
+    }
+    assertEquals(runs.size(), perTick.size(), "ticks with two runs: " + perTick);
+    List<Instant> ticks = new ArrayList<>(perTick.keySet());
+    for (int i = 1; i < ticks.size(); i++) {
+      assertEquals(
+          Duration.ofSeconds(1), Duration.between(ticks.get(i - 1), ticks.get(i)), "a missed tick");
+    }
+  }
+
+  @Test
+  void ticksMissedWhileEveryDispatcherWasDownRunOnceThenTheScheduleGoesOn() {
+    List<JobContext> runs = new CopyOnWriteArrayList<>();
+    JobHandler handler = JobHandler.of("tick", runs::add);
+    Dispatcher first = started(dispatcher(jobs, handler).recurring(EVERY_SECOND, "tick", "{}"));
+    Await.until(WAIT, "a first run", () -> !runs.isEmpty());
+    first.close();
+    runs.clear();
+    // down for ten ticks: the stored next tick is ten seconds old when a dispatcher starts again
+    Sql.update(
+        ds, "UPDATE postbox_jobs_schedules SET next_tick = " + Sql.nowPlusMillis(db), -10_000L);
+    Instant restart = Sql.dbNow(ds, db);
+
+    started(dispatcher(jobs, handler).recurring(EVERY_SECOND, "tick", "{}"));
+    Await.until(WAIT, "three runs after the restart", () -> runs.size() >= 3);
+
+    List<Instant> ticks = runs.stream().map(JobContext::tick).sorted().toList();
+    assertTrue(ticks.get(0).isBefore(restart.minusSeconds(9)), "the missed run: " + ticks);
+    for (Instant tick : ticks.subList(1, ticks.size())) {
+      assertTrue(tick.isAfter(restart), "one run for the missed ticks, then new ones: " + ticks);
+    }
+  }
+
+  @Test
+  void aChangedExpressionTakesEffectWhenADispatcherStarts() {
+    List<JobContext> runs = new CopyOnWriteArrayList<>();
+    JobHandler handler = JobHandler.of("tick", runs::add);
+    started(dispatcher(jobs, handler).recurring(Schedule.cron("0 0 1 1 *"), "tick", "{}")).close();
+    StoredSchedule yearly = schedules().get(0);
+    assertEquals("cron 0 0 1 1 * Z", yearly.schedule());
+    assertTrue(yearly.nextTick().isAfter(Sql.dbNow(ds, db).plus(Duration.ofDays(1))));
+    assertEquals(LastRun.NONE, yearly.lastRun());
+
+    started(dispatcher(jobs, handler).recurring(EVERY_SECOND, "tick", "{\"v\":2}"));
+    Await.until(WAIT, "two runs on the new schedule", () -> runs.size() >= 2);
+    StoredSchedule changed = schedules().get(0);
+    assertEquals("cron * * * * * * Z", changed.schedule());
+    assertEquals("{\"v\":2}", changed.payload());
+    assertTrue(changed.nextTick().isBefore(Sql.dbNow(ds, db).plusSeconds(5)));
+    assertEquals("{\"v\":2}", runs.get(0).payload());
+  }
+
+  @Test
+  void aRunThatIsStillRunningDelaysTheNextTickAndRunsNeverOverlap() throws Exception {
+    AtomicInteger running = new AtomicInteger();
+    AtomicInteger mostAtOnce = new AtomicInteger();
+    CountDownLatch firstStarted = new CountDownLatch(1);
+    CountDownLatch releaseFirst = new CountDownLatch(1);
+    List<JobContext> runs = new CopyOnWriteArrayList<>();
+    JobHandler handler =
+        JobHandler.of(
+            "slow",
+            job -> {
+              mostAtOnce.accumulateAndGet(running.incrementAndGet(), Math::max);
+              try {
+                firstStarted.countDown();
+                releaseFirst.await();
+                runs.add(job);
+              } finally {
+                running.decrementAndGet();
+              }
+            });
+    started(dispatcher(jobs, handler).recurring(EVERY_SECOND, "slow", "{}"));
+    assertTrue(firstStarted.await(60, TimeUnit.SECONDS));
+    awaitDbTime(Duration.ofMillis(3500)); // three ticks pass while the first run runs
+    assertEquals(LastRun.RUNNING, schedules().get(0).lastRun());
+    assertEquals(1, jobRows(), "no run enqueued while the first runs");
+
+    releaseFirst.countDown();
+    Await.until(WAIT, "three runs", () -> runs.size() >= 3);
+    assertEquals(1, mostAtOnce.get(), "runs at once");
+    List<Instant> ticks = runs.stream().map(JobContext::tick).toList();
+    assertEquals(
+        Duration.ofSeconds(1), Duration.between(ticks.get(0), ticks.get(1)), "the delayed tick");
+    assertTrue(
+        Duration.between(ticks.get(1), ticks.get(2)).compareTo(Duration.ofSeconds(3)) >= 0,
+        "the ticks missed while the first ran made no run of their own: " + ticks);
+  }
+
+  @Test
+  void aStoredScheduleThatNoDispatcherDeclaresDoesNotRunAndCanBeRemoved() {
+    List<JobContext> runs = new CopyOnWriteArrayList<>();
+    JobHandler handler = JobHandler.of("tick", runs::add);
+    Dispatcher declaring = started(dispatcher(jobs, handler).recurring(EVERY_SECOND, "tick", "{}"));
+    Await.until(WAIT, "a run", () -> !runs.isEmpty());
+    declaring.close();
+    long enqueued = jobRows();
+
+    started(dispatcher(jobs, handler)); // the same handler, no schedule
+    awaitDbTime(Duration.ofMillis(2500));
+    assertEquals(enqueued, jobRows(), "runs enqueued by a dispatcher that does not declare it");
+    assertEquals("tick", schedules().get(0).name());
+    Sql.commit(
+        ds,
+        c -> {
+          assertTrue(jobs.removeSchedule(c, "tick"));
+          assertFalse(jobs.removeSchedule(c, "tick"));
+        });
+    assertTrue(schedules().isEmpty());
+  }
+
+  @Test
+  void aFailingRunRetriesAndParksLikeAnyJobAndTheNextTickStillRuns() throws Exception {
+    Jobs twoAttempts = Jobs.builder().maxAttempts(2).build();
+    List<JobContext> attempts = new CopyOnWriteArrayList<>();
+    JobHandler failing =
+        JobHandler.of(
+            "failing",
+            job -> {
+              attempts.add(job);
+              throw new IllegalStateException("report server down");
+            });
+    started(dispatcher(twoAttempts, failing).recurring(EVERY_SECOND, "failing", "{}"));
+    Await.until(
+        WAIT,
+        "two runs parked",
+        () -> Sql.count(ds, "SELECT COUNT(*) FROM postbox_jobs WHERE state = 2") >= 2);
+
+    Map<Long, List<JobContext>> byJob = new TreeMap<>();
+    for (JobContext a : attempts) {
+      byJob.computeIfAbsent(a.id(), k -> new ArrayList<>()).add(a);
+    }
+    List<List<JobContext>> parkedRuns =
+        byJob.values().stream().filter(l -> l.size() == 2).limit(2).toList();
+    assertEquals(2, parkedRuns.size(), "runs with both attempts: " + byJob);
+    for (List<JobContext> run : parkedRuns) {
+      assertEquals(1, run.get(0).attempt());
+      assertEquals(2, run.get(1).attempt());
+      assertTrue(run.get(1).lastAttempt());
+      assertEquals(run.get(0).tick(), run.get(1).tick(), "a retry keeps its run's tick");
+    }
+    assertTrue(parkedRuns.get(0).get(0).tick().isBefore(parkedRuns.get(1).get(0).tick()));
+  }
+
+  @Test
+  void everyRunsTheDelayAfterThePreviousRunEnded() throws Exception {
+    List<JobContext> runs = new CopyOnWriteArrayList<>();
+    JobHandler handler = JobHandler.of("poll", runs::add);
+    started(
+        dispatcher(jobs, handler).recurring(Schedule.every(Duration.ofSeconds(1)), "poll", "{}"));
+    Await.until(WAIT, "three runs", () -> runs.size() >= 3);
+    Await.until(
+        WAIT,
+        "the third run finished",
+        () -> Sql.count(ds, "SELECT COUNT(*) FROM postbox_jobs WHERE state = 1") >= 3);
+
+    for (int i = 1; i < 3; i++) {
+      Instant previousEnded = finishedAt(runs.get(i - 1).id());
+      assertEquals(previousEnded.plusSeconds(1), runs.get(i).tick(), "run " + (i + 1) + "'s tick");
+      assertFalse(runs.get(i).dueAt().isBefore(runs.get(i).tick()));
+    }
+  }
+
+  /** A finished job's finish time: its available_at while it is kept as done. */
+  private Instant finishedAt(long id) throws Exception {
+    try (Connection c = ds.getConnection();
+        PreparedStatement ps =
+            c.prepareStatement(
+                "SELECT available_at FROM postbox_jobs WHERE id = ? AND state = 1")) {
+      ps.setLong(1, id);
+      try (ResultSet rs = ps.executeQuery()) {
+        assertTrue(rs.next(), "job " + id + " done");
+        return Dialects.of(db.database()).readInstant(rs, "available_at");
+      }
+    }
+  }
+}
