@@ -163,7 +163,7 @@ final class RecurringJobs {
               Instant now = now(c);
               stepNow[0] = now;
               int n = 0;
-              for (DueRow row : due(c)) {
+              for (DueRow row : due(c, now)) {
                 n += fire(c, row, now) ? 1 : 0;
               }
               return n;
@@ -176,11 +176,12 @@ final class RecurringJobs {
 
   private record DueRow(String name, String schedule, String payload, Instant tick, Long lastRun) {}
 
-  private List<DueRow> due(Connection c) throws SQLException {
+  private List<DueRow> due(Connection c, Instant now) throws SQLException {
     List<DueRow> rows = new ArrayList<>();
     try (PreparedStatement ps = c.prepareStatement(sql.due(names.size()))) {
+      sql.dialect.bindInstant(ps, 1, now);
       for (int i = 0; i < names.size(); i++) {
-        ps.setString(i + 1, names.get(i));
+        ps.setString(i + 2, names.get(i));
       }
       try (ResultSet rs = ps.executeQuery()) {
         while (rs.next()) {
@@ -219,7 +220,7 @@ final class RecurringJobs {
         }
       }
     }
-    long id = insertRun(c, row.name(), row.payload(), tick);
+    long id = insertRun(c, row.name(), row.payload(), now, tick);
     Instant next = d.schedule().afterRun(tick, now);
     update(c, sql.fired, next, tick, id, row.name());
     log.debug(
@@ -251,14 +252,16 @@ final class RecurringJobs {
     }
   }
 
-  private long insertRun(Connection c, String name, String payload, Instant tick)
+  private long insertRun(Connection c, String name, String payload, Instant now, Instant tick)
       throws SQLException {
     try (PreparedStatement ps =
         c.prepareStatement(sql.insertRun, Statement.RETURN_GENERATED_KEYS)) {
       ps.setString(1, name);
       ps.setString(2, payload);
       ps.setInt(3, maxAttempts);
-      sql.dialect.bindInstant(ps, 4, tick);
+      sql.dialect.bindInstant(ps, 4, now);
+      sql.dialect.bindInstant(ps, 5, now);
+      sql.dialect.bindInstant(ps, 6, tick);
       ps.executeUpdate();
       try (ResultSet keys = ps.getGeneratedKeys()) {
         if (!keys.next()) {

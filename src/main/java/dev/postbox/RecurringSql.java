@@ -28,7 +28,7 @@ final class RecurringSql {
   /** Params: a job id. */
   final String lastRun;
 
-  /** Params: name, payload, max attempts, tick. */
+  /** Params: name, payload, max attempts, the step's now (due and created), tick. */
   final String insertRun;
 
   /** Params: next tick, last tick, last run, name. */
@@ -67,14 +67,13 @@ final class RecurringSql {
     this.repayload =
         "UPDATE " + table + " SET payload = ?, updated_at = " + now + " WHERE name = ?";
     this.lastRun = "SELECT state, available_at FROM " + jobs + " WHERE id = ?";
+    // created at the now the step read, so a run's creation and the next tick computed from that
+    // now agree to the microsecond
     this.insertRun =
         "INSERT INTO "
             + jobs
-            + " (name, payload, max_attempts, available_at, created_at, tick_at) VALUES (?, ?, ?, "
-            + now
-            + ", "
-            + now
-            + ", ?)";
+            + " (name, payload, max_attempts, available_at, created_at, tick_at)"
+            + " VALUES (?, ?, ?, ?, ?, ?)";
     this.fired =
         "UPDATE "
             + table
@@ -93,13 +92,15 @@ final class RecurringSql {
     this.now = "SELECT " + now + " AS db_now";
   }
 
-  /** Params: the names. The declared schedules that are due, each locked or skipped if locked. */
+  /**
+   * Params: the step's now, then the names. The declared schedules due at that now, each locked or
+   * skipped if locked. The now is read once and bound (not the database's now in this statement),
+   * so that a tick found due is never after the now its next tick is computed from.
+   */
   String due(int names) {
     return "SELECT name, schedule, payload, next_tick, last_run FROM "
         + table
-        + " WHERE next_tick <= "
-        + dialect.now()
-        + " AND name IN ("
+        + " WHERE next_tick <= ? AND name IN ("
         + marks(names)
         + ")"
         + (dialect.oneWriter() ? "" : " FOR UPDATE SKIP LOCKED");

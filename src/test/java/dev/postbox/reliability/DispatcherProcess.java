@@ -12,6 +12,7 @@ import dev.postbox.Jobs;
 import dev.postbox.Listener;
 import dev.postbox.OrderedParking;
 import dev.postbox.Outbox;
+import dev.postbox.Schedule;
 import dev.postbox.Transport;
 import dev.postbox.internal.dialect.Dialect;
 import dev.postbox.internal.dialect.Dialects;
@@ -45,6 +46,9 @@ import java.util.regex.Pattern;
  * closes the dispatchers gracefully.
  */
 public final class DispatcherProcess {
+  /** The job name of the per-second recurring job. */
+  static final String TICK_JOB = "rel-tick";
+
   private static final Pattern ID = Pattern.compile("\"id\":\"([^\"]+)\"");
   private static final Pattern SLEEP = Pattern.compile("\"sleep\":(\\d+)");
   private static final Pattern RETRY_SLEEP = Pattern.compile("\"retrySleep\":(\\d+)");
@@ -160,7 +164,12 @@ public final class DispatcherProcess {
             Jobs.builder()
                 .maxAttempts(Integer.parseInt(args.getOrDefault("max-attempts", "10")))
                 .build();
-        b.jobs(jobs, handler(instance));
+        if (Boolean.parseBoolean(args.getOrDefault("recurring", "false"))) {
+          b.jobs(jobs, handler(instance), tickHandler(instance))
+              .recurring(Schedule.cron("* * * * * *"), TICK_JOB, "{}");
+        } else {
+          b.jobs(jobs, handler(instance));
+        }
       }
       Dispatcher d = b.build();
       d.start();
@@ -232,6 +241,21 @@ public final class DispatcherProcess {
         attempt(instance, m.group(1), 0, payload);
       }
     };
+  }
+
+  /**
+   * The handler of the per-second recurring job ({@code --recurring=true}): records each run as the
+   * event {@code tick-<epoch second of its tick>-<job id>}, so the ledger counts runs per tick.
+   */
+  private JobHandler tickHandler(String instance) {
+    return JobHandler.of(
+        TICK_JOB,
+        job ->
+            attempt(
+                instance,
+                "tick-" + job.tick().getEpochSecond() + "-" + job.id(),
+                job.attempt(),
+                job.payload()));
   }
 
   /**

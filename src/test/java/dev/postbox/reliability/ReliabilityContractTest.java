@@ -18,6 +18,7 @@ import org.junit.jupiter.api.TestInstance;
 abstract class ReliabilityContractTest {
   private RelDb db;
   Scenarios scenarios;
+  RecurringScenario recurring;
 
   /** {@code postgresql}, {@code mariadb} or {@code sqlite}. */
   abstract String database();
@@ -28,6 +29,7 @@ abstract class ReliabilityContractTest {
   void open() {
     db = RelDb.open(database());
     scenarios = new Scenarios(db, profile());
+    recurring = new RecurringScenario(db, profile(), scenarios);
   }
 
   @AfterAll
@@ -35,6 +37,11 @@ abstract class ReliabilityContractTest {
     if (db != null) {
       db.close();
     }
+  }
+
+  @Test
+  void aRecurringJobRunsOncePerTickWhileDispatchersAreKilled() {
+    recurring.kill9();
   }
 
   @Test

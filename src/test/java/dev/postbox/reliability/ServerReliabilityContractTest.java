@@ -20,6 +20,7 @@ abstract class ServerReliabilityContractTest extends ReliabilityContractTest {
   @Test
   void skewedApplicationClocksChangeNothing() {
     scenarios.clockSkew();
+    recurring.clockSkew();
   }
 
   @Test
