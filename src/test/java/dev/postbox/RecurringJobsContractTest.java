@@ -185,6 +185,24 @@ public abstract class RecurringJobsContractTest extends DatabaseTest {
   }
 
   @Test
+  void aScheduleRemovedWhileADispatcherDeclaresItStopsUntilOneStartsWithItAgain() {
+    List<JobContext> runs = new CopyOnWriteArrayList<>();
+    JobHandler handler = JobHandler.of("tick", runs::add);
+    started(dispatcher(jobs, handler).recurring(EVERY_SECOND, "tick", "{}"));
+    Await.until(WAIT, "a run", () -> !runs.isEmpty());
+    Sql.commit(ds, c -> assertTrue(jobs.removeSchedule(c, "tick")));
+    long enqueued = jobRows();
+
+    awaitDbTime(Duration.ofMillis(2500));
+    assertEquals(enqueued, jobRows(), "runs enqueued after the schedule was removed");
+    assertTrue(schedules().isEmpty());
+
+    started(dispatcher(jobs, handler).recurring(EVERY_SECOND, "tick", "{}"));
+    Await.until(WAIT, "a run after a dispatcher declared it again", () -> jobRows() > enqueued);
+    assertEquals(1, schedules().size());
+  }
+
+  @Test
   void aFailingRunRetriesAndParksLikeAnyJobAndTheNextTickStillRuns() throws Exception {
     Jobs twoAttempts = Jobs.builder().maxAttempts(2).build();
     List<JobContext> attempts = new CopyOnWriteArrayList<>();
