@@ -1,5 +1,5 @@
 /**
- * Cron expressions: the parser and the instants an expression ticks at in a time zone. Knows no
- * SQL and no dispatcher. Not API.
+ * Cron expressions: the parser and the instants an expression ticks at in a time zone. Knows no SQL
+ * and no dispatcher. Not API.
  */
 package dev.postbox.internal.schedule;
