@@ -9,7 +9,8 @@ import org.slf4j.LoggerFactory;
 /**
  * A bounded in-process queue that runs {@link BackgroundTask}s on virtual threads; its tasks live
  * only in memory and are lost if the process dies (use the durable job queue or the outbox when
- * they must not be).
+ * they must not be). It never touches the database: a task enqueued inside a transaction may run
+ * before that transaction commits, and runs even if it rolls back.
  *
  * <p>Thread-safe: any number of threads may enqueue at once; at most {@code workers} tasks run at a
  * time, each on its own fresh virtual thread with the MDC of the thread that enqueued it, and
@@ -40,7 +41,11 @@ public final class BackgroundQueue implements AutoCloseable {
         settings.drainTimeout());
   }
 
-  /** Returns a builder with the defaults: 4 workers, capacity 1000, drain timeout 5 seconds. */
+  /**
+   * Returns a builder with the defaults: 4 workers, capacity 1000, drain timeout 5 seconds.
+   *
+   * @return a new builder
+   */
   public static Builder builder() {
     return new Builder();
   }
@@ -53,6 +58,7 @@ public final class BackgroundQueue implements AutoCloseable {
    * 0.2 ms after the first place frees: waking it for each single place would cost a busy queue
    * more than its tasks.
    *
+   * @param task the task to run
    * @throws PostboxException if the queue is closed (also when it closes while the caller waits),
    *     or if the caller is interrupted while waiting (its interrupt status is kept)
    * @throws InvalidValueException if {@code task} is null
@@ -67,7 +73,10 @@ public final class BackgroundQueue implements AutoCloseable {
    * <p>Safe to call from any thread; {@link Duration#ZERO} never waits. The caller's MDC is
    * captured now and set inside the task.
    *
-   * @return false if the queue stayed full for {@code timeout}; the task was not added
+   * @param task the task to run
+   * @param timeout how long to wait for room; {@link Duration#ZERO} to not wait
+   * @return true if the task was added; false if the queue stayed full for {@code timeout}; the
+   *     task was not added
    * @throws PostboxException if the queue is closed or the caller is interrupted while waiting
    * @throws InvalidValueException if {@code task} or {@code timeout} is null, or if {@code timeout}
    *     is negative
@@ -85,6 +94,8 @@ public final class BackgroundQueue implements AutoCloseable {
    *
    * <p>Safe to call from any thread. While tasks are running, a task that is finishing may briefly
    * show both in {@code running} and in its outcome.
+   *
+   * @return the counts at this moment
    */
   public Stats stats() {
     return engine.stats();
@@ -97,6 +108,10 @@ public final class BackgroundQueue implements AutoCloseable {
    * <p>Blocks until then, plus at most one second for interrupted tasks to end; a task that ignores
    * the interrupt keeps running but is counted as discarded, and its outcome is ignored.
    * Idempotent: a second call waits for the first to finish. Do not call it from a task.
+   *
+   * <p>If the calling thread is interrupted, it stops waiting: queued tasks are discarded and
+   * running ones interrupted at once, {@code close()} returns without waiting for them to end, and
+   * the interrupt status is kept.
    */
   @Override
   public void close() {
@@ -105,6 +120,8 @@ public final class BackgroundQueue implements AutoCloseable {
 
   /**
    * Counts of a {@link BackgroundQueue}'s tasks at one moment.
+   *
+   * <p>Immutable and thread-safe; a snapshot, not updated as tasks go on.
    *
    * @param submitted tasks accepted by {@code enqueue}/{@code offer}
    * @param completed tasks that returned normally
@@ -129,7 +146,13 @@ public final class BackgroundQueue implements AutoCloseable {
 
     private Builder() {}
 
-    /** Name used in logs and thread names (default {@code background-queue}); 1–100 chars. */
+    /**
+     * Name used in logs and thread names (default {@code background-queue}); 1–100 chars.
+     *
+     * @param name the name, not blank
+     * @return this builder
+     * @throws InvalidValueException if the name is null, blank or too long
+     */
     public Builder name(String name) {
       Require.notNull("name", name);
       if (name.isBlank() || name.length() > 100) {
@@ -140,13 +163,25 @@ public final class BackgroundQueue implements AutoCloseable {
       return this;
     }
 
-    /** Tasks running at once (default 4, for I/O-bound side effects); 1 to 10000. */
+    /**
+     * Tasks running at once (default 4, for I/O-bound side effects); 1 to 10000.
+     *
+     * @param workers the most tasks running at once
+     * @return this builder
+     * @throws InvalidValueException if the number is out of range
+     */
     public Builder workers(int workers) {
       this.workers = Require.between("workers", workers, 1, 10_000);
       return this;
     }
 
-    /** Tasks waiting for a worker before {@code enqueue} blocks (default 1000); 1 to 1000000. */
+    /**
+     * Tasks waiting for a worker before {@code enqueue} blocks (default 1000); 1 to 1000000.
+     *
+     * @param capacity the most tasks waiting
+     * @return this builder
+     * @throws InvalidValueException if the number is out of range
+     */
     public Builder capacity(int capacity) {
       this.capacity = Require.between("capacity", capacity, 1, 1_000_000);
       return this;
@@ -155,6 +190,10 @@ public final class BackgroundQueue implements AutoCloseable {
     /**
      * How long {@link BackgroundQueue#close()} keeps running queued tasks (default 5 s); zero
      * discards them at once; at most one hour.
+     *
+     * @param drainTimeout how long {@code close()} keeps running queued tasks
+     * @return this builder
+     * @throws InvalidValueException if the timeout is null, negative or over one hour
      */
     public Builder drainTimeout(Duration drainTimeout) {
       Require.notNull("drainTimeout", drainTimeout);
@@ -163,7 +202,11 @@ public final class BackgroundQueue implements AutoCloseable {
       return this;
     }
 
-    /** Creates the queue; it starts threads only for tasks. */
+    /**
+     * Creates the queue; it starts threads only for tasks.
+     *
+     * @return the queue, accepting tasks at once
+     */
     public BackgroundQueue build() {
       return new BackgroundQueue(
           new BackgroundQueueSettings(name, workers, capacity, drainTimeout));

@@ -10,6 +10,10 @@ package dev.postbox;
 @FunctionalInterface
 public interface BackgroundTask {
 
-  /** Does the work; an exception is logged at WARN and counted as failed by the queue. */
+  /**
+   * Does the work.
+   *
+   * @throws Exception if the work failed; it is logged at WARN and counted as failed by the queue
+   */
   void run() throws Exception;
 }

@@ -13,12 +13,23 @@ import java.util.concurrent.ThreadLocalRandom;
 @FunctionalInterface
 public interface Backoff {
 
-  /** The delay before the attempt after failed attempt number {@code attempt} (1-based). */
+  /**
+   * The delay before the attempt after failed attempt number {@code attempt} (1-based).
+   *
+   * @param attempt the attempt that failed, 1 for the first
+   * @return the delay; a null or negative one, or an exception, means 1 second, and one over 365
+   *     days is cut to 365 days
+   */
   Duration delay(int attempt);
 
   /**
    * {@code initial × 2^(attempt-1)}, capped at {@code max}, then jittered down by up to a half so
    * that messages that failed together do not retry together.
+   *
+   * @param initial the delay after the first failure, 1 ms to 1 day
+   * @param max the longest delay, from {@code initial} to 7 days
+   * @return the backoff
+   * @throws InvalidValueException if {@code initial} or {@code max} is null or out of range
    */
   static Backoff exponential(Duration initial, Duration max) {
     Require.between("backoff initial", initial, Duration.ofMillis(1), Duration.ofDays(1));
@@ -34,7 +45,13 @@ public interface Backoff {
     };
   }
 
-  /** The same delay after every failure. */
+  /**
+   * The same delay after every failure.
+   *
+   * @param delay the delay, 0 to 7 days
+   * @return the backoff
+   * @throws InvalidValueException if {@code delay} is null or out of range
+   */
   static Backoff fixed(Duration delay) {
     Require.between("backoff delay", delay, Duration.ZERO, Duration.ofDays(7));
     return attempt -> delay;

@@ -18,15 +18,22 @@ import java.util.Map;
 public class BatchSendException extends PostboxException {
   private static final long serialVersionUID = 1L;
 
+  /** The causes recorded by {@link #fail}, by event id; guarded by this object's monitor. */
   private final Map<String, Exception> failures = new LinkedHashMap<>();
 
+  /** An exception that names no envelope yet; name the failed ones with {@link #fail}. */
   public BatchSendException() {
     super("some envelopes of the batch were not sent");
   }
 
   /**
-   * Records that {@code envelope} was not sent because of {@code cause}; returns this. A second
-   * call for the same event id replaces the cause.
+   * Records that {@code envelope} was not sent because of {@code cause}. A second call for the same
+   * event id replaces the cause.
+   *
+   * @param envelope an envelope of the batch that was not sent
+   * @param cause why it was not sent
+   * @return this exception, to chain calls or to throw it
+   * @throws InvalidValueException if {@code envelope} or {@code cause} is null
    */
   public synchronized BatchSendException fail(Envelope envelope, Exception cause) {
     if (envelope == null) {
@@ -39,7 +46,11 @@ public class BatchSendException extends PostboxException {
     return this;
   }
 
-  /** The causes recorded so far, by event id, in the order they were first recorded; a copy. */
+  /**
+   * The causes recorded so far.
+   *
+   * @return a copy: the causes by event id, in the order they were first recorded
+   */
   public synchronized Map<String, Exception> failures() {
     return new LinkedHashMap<>(failures);
   }

@@ -4,8 +4,9 @@ package dev.postbox;
  * The databases Postbox speaks to, each with its own hand-written SQL and {@code
  * sql/<db>/schema.sql}.
  *
- * <p>Detected from {@link java.sql.DatabaseMetaData#getDatabaseProductName()}; force one with
- * {@code Dispatcher.Builder.database(...)} or {@code Outbox.Builder.database(...)}.
+ * <p>Detected from {@link java.sql.DatabaseMetaData#getDatabaseProductName()}; force one with the
+ * {@code database(...)} option of {@link Dispatcher.Builder}, {@link Outbox.Builder}, {@link
+ * Jobs.Builder} or {@link Inbox.Builder}. Immutable and thread-safe, as every enum.
  */
 public enum Database {
   /** PostgreSQL 12 or newer. */

@@ -6,6 +6,9 @@ import java.util.Map;
 /**
  * A stored outbox message handed to a {@link Transport}: what was added, plus the delivery attempt.
  *
+ * <p>Immutable and thread-safe as the dispatcher builds it (its headers map is unmodifiable). Built
+ * from the row as claimed; the send it is given to runs outside any transaction.
+ *
  * @param eventId the event id (the caller's or a generated UUIDv7); consumers dedupe on it
  * @param topic the topic
  * @param key the partition/ordering key, or null

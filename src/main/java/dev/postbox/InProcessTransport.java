@@ -15,9 +15,22 @@ import java.util.Map;
  */
 public final class InProcessTransport implements Transport {
 
-  /** Handles the messages of one topic; throw to have the message retried. */
+  /**
+   * Handles the messages of one topic; throw to have the message retried.
+   *
+   * <p>Called on the dispatcher's delivery threads, concurrently, outside any transaction, at least
+   * once per message: make it idempotent.
+   */
   @FunctionalInterface
   public interface Handler {
+    /**
+     * Handles one message. As for {@link Transport#send}, there is no timeout: only the
+     * dispatcher's {@code close()} interrupts a call still running after its {@code
+     * shutdownTimeout}.
+     *
+     * @param envelope the message
+     * @throws Exception to have the message retried with backoff, or parked after its last attempt
+     */
     void handle(Envelope envelope) throws Exception;
   }
 
@@ -27,6 +40,11 @@ public final class InProcessTransport implements Transport {
     this.handlers = Map.copyOf(handlers);
   }
 
+  /**
+   * A builder with no handlers.
+   *
+   * @return a new builder
+   */
   public static Builder builder() {
     return new Builder();
   }
@@ -51,7 +69,15 @@ public final class InProcessTransport implements Transport {
 
     private Builder() {}
 
-    /** Routes messages of {@code topic} to {@code handler}; one handler per topic. */
+    /**
+     * Routes messages of {@code topic} to {@code handler}; one handler per topic.
+     *
+     * @param topic the topic, same rules as {@link Message#of}
+     * @param handler the handler of its messages
+     * @return this builder
+     * @throws InvalidValueException if the topic breaks the rules or already has a handler, or the
+     *     handler is null
+     */
     public Builder on(String topic, Handler handler) {
       Rules.name("topic", topic);
       Require.notNull("handler", handler);
@@ -61,6 +87,12 @@ public final class InProcessTransport implements Transport {
       return this;
     }
 
+    /**
+     * A transport with the handlers registered so far, copied: later changes to this builder change
+     * nothing built.
+     *
+     * @return the transport
+     */
     public InProcessTransport build() {
       return new InProcessTransport(handlers);
     }

@@ -37,7 +37,11 @@ public final class Inbox {
                 + " allowAutoCommit(true)");
   }
 
-  /** A builder with the defaults: table {@code postbox_inbox}, retention 7 days. */
+  /**
+   * A builder with the defaults: table {@code postbox_inbox}, retention 7 days.
+   *
+   * @return a new builder
+   */
   public static Builder builder() {
     return new Builder();
   }
@@ -49,10 +53,13 @@ public final class Inbox {
    * database. A concurrent claim of the same event waits for this transaction and then returns
    * false (or true if this one rolls back).
    *
+   * @param connection the caller's connection, in the transaction of the side effects
    * @param consumer the consuming component, same rules as a topic (1-200 letters, digits, '.',
-   *     '_', '-')
+   *     '_', '-', starting with a letter or digit)
    * @param eventId the event id: 1-128 characters, no control characters, no leading or trailing
    *     whitespace
+   * @return true if this is the first claim of the event by the consumer, false for a duplicate
+   * @throws InvalidValueException if the consumer or the event id breaks the rules
    * @throws PostboxException if the connection is in auto-commit mode (unless allowed) or the
    *     INSERT fails
    */
@@ -66,12 +73,20 @@ public final class Inbox {
         == 1;
   }
 
-  /** The inbox table's name as configured. */
+  /**
+   * The inbox table's name as configured.
+   *
+   * @return {@code name} or {@code schema.name}
+   */
   public String table() {
     return writer.table();
   }
 
-  /** How long rows are kept before a dispatcher's cleanup deletes them. */
+  /**
+   * How long rows are kept before a dispatcher's cleanup deletes them.
+   *
+   * @return the retention
+   */
   public Duration retention() {
     return retention;
   }
@@ -85,7 +100,13 @@ public final class Inbox {
 
     private Builder() {}
 
-    /** The inbox table, {@code name} or {@code schema.name}; default {@code postbox_inbox}. */
+    /**
+     * The inbox table, {@code name} or {@code schema.name}; default {@code postbox_inbox}.
+     *
+     * @param table the table name; each part 1-63 letters, digits or '_', not starting with a digit
+     * @return this builder
+     * @throws InvalidValueException if the name breaks the rules
+     */
     public Builder table(String table) {
       this.table = Identifiers.tableName("table", table);
       return this;
@@ -94,6 +115,10 @@ public final class Inbox {
     /**
      * How long a handled event is remembered, 1 minute to 3650 days; default 7 days. Must exceed
      * the longest time the broker may redeliver an event.
+     *
+     * @param retention how long a claim is kept
+     * @return this builder
+     * @throws InvalidValueException if the retention is null or out of range
      */
     public Builder retention(Duration retention) {
       this.retention =
@@ -101,18 +126,34 @@ public final class Inbox {
       return this;
     }
 
-    /** Accepts auto-commit connections (the claim then commits on its own); default false. */
+    /**
+     * Accepts auto-commit connections (the claim then commits on its own); default false.
+     *
+     * @param allow true to accept connections in auto-commit mode
+     * @return this builder
+     */
     public Builder allowAutoCommit(boolean allow) {
       this.allowAutoCommit = allow;
       return this;
     }
 
-    /** Forces the SQL dialect instead of detecting it from each connection's metadata. */
+    /**
+     * Forces the SQL dialect instead of detecting it from each connection's metadata.
+     *
+     * @param database the database every connection is taken to be
+     * @return this builder
+     * @throws InvalidValueException if {@code database} is null
+     */
     public Builder database(Database database) {
       this.database = Require.notNull("database", database);
       return this;
     }
 
+    /**
+     * An inbox with these options; later changes to this builder change nothing built.
+     *
+     * @return the inbox
+     */
     public Inbox build() {
       return new Inbox(this);
     }

@@ -8,14 +8,26 @@ package dev.postbox;
  */
 public final class InvalidValueException extends PostboxException {
   private static final long serialVersionUID = 1L;
+
+  /** The name of the offending field or option. */
   private final String field;
 
+  /**
+   * An exception whose message is {@code field} followed by {@code problem}.
+   *
+   * @param field the name of the offending field or option
+   * @param problem what is wrong and the limit, e.g. {@code "must be 1 to 200 characters"}
+   */
   public InvalidValueException(String field, String problem) {
     super(field + " " + problem);
     this.field = field;
   }
 
-  /** The name of the offending field or option, e.g. {@code "topic"} or {@code "batchSize"}. */
+  /**
+   * The name of the offending field or option.
+   *
+   * @return the name, e.g. {@code "topic"} or {@code "batchSize"}
+   */
   public String field() {
     return field;
   }

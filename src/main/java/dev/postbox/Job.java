@@ -29,6 +29,11 @@ public final class Job {
   /**
    * A job for the handler called {@code name} (1-200 letters, digits, '.', '_', '-', starting with
    * a letter or digit) with {@code payload} (text, usually JSON).
+   *
+   * @param name the job name, the {@link JobHandler#name()} of its handler
+   * @param payload the payload; its size and a NUL character are checked when it is enqueued
+   * @return the job: due at once, with the job queue's attempt limit and no dedupe key
+   * @throws InvalidValueException if the name breaks the rules or the payload is null
    */
   public static Job of(String name, String payload) {
     Rules.name("name", name);
@@ -39,14 +44,25 @@ public final class Job {
   }
 
   /**
-   * This job, not to run before {@code delay} has passed by the database clock (0 to 3650 days).
+   * This job, not to run before {@code delay} has passed by the database clock (0 to 3650 days),
+   * counted from the enqueue.
+   *
+   * @param delay the delay
+   * @return a copy of this job with that delay
+   * @throws InvalidValueException if the delay is null or out of range
    */
   public Job delay(Duration delay) {
     Require.between("delay", delay, Duration.ZERO, Duration.ofDays(3650));
     return new Job(name, payload, delay, maxAttempts, dedupeKey);
   }
 
-  /** This job with its own attempt limit (1 to 1,000) instead of the job queue's default. */
+  /**
+   * This job with its own attempt limit (1 to 1,000) instead of the job queue's default.
+   *
+   * @param maxAttempts the attempts the job gets before it is parked
+   * @return a copy of this job with that limit
+   * @throws InvalidValueException if the limit is out of range
+   */
   public Job maxAttempts(int maxAttempts) {
     Require.between("maxAttempts", maxAttempts, 1, 1_000);
     return new Job(name, payload, delay, maxAttempts, dedupeKey);
@@ -54,30 +70,59 @@ public final class Job {
 
   /**
    * This job with a dedupe key (1-128 characters, no control characters, no leading or trailing
-   * whitespace): enqueueing a job whose key belongs to a job not yet finished is a no-op. Once the
-   * job finishes the key is free again.
+   * whitespace): enqueueing a job whose key a job not yet started holds is a no-op. A job that has
+   * started (running, retrying or parked) still holds its key, but one follow-up job with the key
+   * is accepted and runs after it ends; see {@link Jobs#enqueue}.
+   *
+   * @param dedupeKey the dedupe key
+   * @return a copy of this job with that key
+   * @throws InvalidValueException if the key breaks the rules
    */
   public Job dedupeKey(String dedupeKey) {
     return new Job(name, payload, delay, maxAttempts, Rules.eventId("dedupeKey", dedupeKey));
   }
 
+  /**
+   * The job name.
+   *
+   * @return the name given to {@link #of}
+   */
   public String name() {
     return name;
   }
 
+  /**
+   * The payload.
+   *
+   * @return the payload given to {@link #of}
+   */
   public String payload() {
     return payload;
   }
 
+  /**
+   * The delay before the job may run.
+   *
+   * @return the delay, {@link Duration#ZERO} if none was set
+   */
   public Duration delay() {
     return delay;
   }
 
-  /** The job's own attempt limit, or 0 for the job queue's default. */
+  /**
+   * The job's own attempt limit.
+   *
+   * @return the limit, or 0 for the job queue's default
+   */
   public int maxAttempts() {
     return maxAttempts;
   }
 
+  /**
+   * The dedupe key.
+   *
+   * @return the key, or null if none was set
+   */
   public String dedupeKey() {
     return dedupeKey;
   }

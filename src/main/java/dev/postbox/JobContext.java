@@ -31,7 +31,11 @@ public record JobContext(
     Instant tick,
     Instant dueAt) {
 
-  /** Whether this is the job's last attempt: if it fails, the job is parked. */
+  /**
+   * Whether this is the job's last attempt: if it fails, the job is parked.
+   *
+   * @return true if {@code attempt} has reached {@code maxAttempts}
+   */
   public boolean lastAttempt() {
     return attempt >= maxAttempts;
   }

@@ -7,21 +7,29 @@ import dev.postbox.internal.Rules;
  *
  * <p>Called by the dispatcher on its own virtual thread per job, concurrently with other jobs,
  * never inside a database transaction. Return normally to finish the job; throw to have it retried
- * with backoff. Jobs run at least once: make the handler idempotent. Interrupted when the
- * dispatcher shuts down.
+ * with backoff. Jobs run at least once: make the handler idempotent. There is no per-job timeout: a
+ * run is interrupted only by the dispatcher's {@link Dispatcher#close()}, once its {@code
+ * shutdownTimeout} has passed; a run that then throws because of the interrupt is handed back, due
+ * again at once, the attempt not counted.
  *
  * <p>Implement {@link #execute(JobContext)} to see the job's id, attempt and due time, or {@link
  * #execute(String)} for the payload alone; or write the handler as a lambda with {@link #of}.
  */
 public interface JobHandler {
 
-  /** The job name this handler runs, as given to {@link Job#of(String, String)}. */
+  /**
+   * The job name this handler runs, as given to {@link Job#of(String, String)}.
+   *
+   * @return the job name; same rules as {@link Job#of}
+   */
   String name();
 
   /**
    * Runs one job with its payload. Called by the default {@link #execute(JobContext)}; a handler
-   * that implements that one need not implement this.
+   * that implements that one need not implement this; the default throws {@link
+   * UnsupportedOperationException}, so every attempt fails and the job is parked after its last.
    *
+   * @param payload the job's payload
    * @throws Exception to have the job retried, or parked after its last attempt
    */
   default void execute(String payload) throws Exception {
@@ -32,6 +40,7 @@ public interface JobHandler {
   /**
    * Runs one attempt of a job. By default runs {@link #execute(String)} with the job's payload.
    *
+   * @param job the job and this attempt
    * @throws Exception to have the job retried, or parked after its last attempt
    */
   default void execute(JobContext job) throws Exception {
@@ -42,6 +51,9 @@ public interface JobHandler {
    * A handler for the jobs called {@code name} that runs {@code action}, for example {@code
    * JobHandler.of("send-email", job -> mailer.send(job.payload()))}.
    *
+   * @param name the job name it runs
+   * @param action what it does with each attempt
+   * @return the handler
    * @throws InvalidValueException if the name breaks the job name rules or the action is null
    */
   static JobHandler of(String name, Action action) {
@@ -67,12 +79,18 @@ public interface JobHandler {
     };
   }
 
-  /** What a handler built by {@link #of} does with one attempt of a job. */
+  /**
+   * What a handler built by {@link #of} does with one attempt of a job.
+   *
+   * <p>Called as {@link JobHandler#execute(JobContext)} is: on a delivery thread, concurrently with
+   * other jobs, outside any transaction.
+   */
   @FunctionalInterface
   interface Action {
     /**
      * Runs one attempt of {@code job}.
      *
+     * @param job the job and this attempt
      * @throws Exception to have the job retried, or parked after its last attempt
      */
     void execute(JobContext job) throws Exception;

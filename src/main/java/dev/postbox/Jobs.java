@@ -58,12 +58,18 @@ public final class Jobs {
   /**
    * A builder with the defaults: table {@code postbox_jobs}, 5 attempts, finished jobs kept 1 day,
    * payload limit 1 MiB.
+   *
+   * @return a new builder
    */
   public static Builder builder() {
     return new Builder();
   }
 
-  /** The job table's name as configured. */
+  /**
+   * The job table's name as configured.
+   *
+   * @return {@code name} or {@code schema.name}
+   */
   public String table() {
     return writer.table();
   }
@@ -73,7 +79,11 @@ public final class Jobs {
    * transaction, if the job has a dedupe key that a job not started yet already holds (a job that
    * has started leaves its key to one follow-up, which runs after it).
    *
-   * @throws InvalidValueException if the payload is over the limit; nothing is written
+   * @param connection the caller's connection, in its transaction
+   * @param job the job
+   * @return true if the job was stored, false if a job not started yet holds its dedupe key
+   * @throws InvalidValueException if the job is null, or its payload is over the limit or holds a
+   *     NUL character; nothing is written
    * @throws PostboxException if the connection is in auto-commit mode (unless allowed) or the
    *     INSERT fails
    */
@@ -82,8 +92,16 @@ public final class Jobs {
   }
 
   /**
-   * Enqueues {@code jobs} in the caller's transaction in one round trip (one statement per 500);
-   * returns how many were new. All jobs are validated before anything is written.
+   * Enqueues {@code jobs} in the caller's transaction, one statement per 500 jobs. All jobs are
+   * validated before anything is written.
+   *
+   * @param connection the caller's connection, in its transaction
+   * @param jobs the jobs; may be empty
+   * @return how many were stored; a job whose dedupe key was taken is not
+   * @throws InvalidValueException if a job is null, or its payload is over the limit or holds a NUL
+   *     character; nothing is written
+   * @throws PostboxException if the connection is in auto-commit mode (unless allowed) or the
+   *     INSERT fails
    */
   public int enqueueAll(Connection connection, Collection<Job> jobs) {
     Require.notNull("jobs", jobs);
@@ -107,11 +125,15 @@ public final class Jobs {
 
   /**
    * The id of the unfinished job that holds {@code dedupeKey}: the one not started yet if there is
-   * one, else the one running or retrying; empty if none. Give a job a dedupe key to learn its id:
-   * in the transaction that enqueued it, this returns the new job's id (or, if the enqueue was a
-   * no-op, the id of the job that already held the key).
+   * one, else the one that has started (running, retrying or parked); empty if none. Give a job a
+   * dedupe key to learn its id: in the transaction that enqueued it, this returns the new job's id
+   * (or, if the enqueue was a no-op, the id of the job that already held the key).
    *
+   * @param connection the connection to run on, in its transaction if one is open
+   * @param dedupeKey the dedupe key
+   * @return the job's id, or empty if no unfinished job holds the key
    * @throws InvalidValueException if the key breaks the dedupe key rules
+   * @throws PostboxException if the query fails
    */
   public OptionalLong idOf(Connection connection, String dedupeKey) {
     return statements.idOf(connection, dedupeKey);
@@ -122,6 +144,11 @@ public final class Jobs {
    * it is pending, waiting on its delay or a retry's backoff, or parked; its dedupe key is free
    * again once the transaction commits. Returns false if there is no such job or it is running: a
    * running job is not interrupted and finishes (or fails and retries) as if never cancelled.
+   *
+   * @param connection the connection to run on, in its transaction if one is open
+   * @param id the job's id
+   * @return true if the job was deleted
+   * @throws PostboxException if the DELETE fails
    */
   public boolean cancel(Connection connection, long id) {
     return statements.cancel(connection, id);
@@ -129,9 +156,13 @@ public final class Jobs {
 
   /**
    * Cancels, as {@link #cancel} does, the jobs not started that hold {@code dedupeKey}: the one
-   * waiting to start and one retrying with the key, if any; false if there was none.
+   * waiting to start and one retrying or parked with the key, if any.
    *
+   * @param connection the connection to run on, in its transaction if one is open
+   * @param dedupeKey the dedupe key
+   * @return true if a job was deleted, false if there was none to cancel
    * @throws InvalidValueException if the key breaks the dedupe key rules
+   * @throws PostboxException if the DELETE fails
    */
   public boolean cancelByDedupeKey(Connection connection, String dedupeKey) {
     return statements.cancelByDedupeKey(connection, dedupeKey);
@@ -139,7 +170,12 @@ public final class Jobs {
 
   /**
    * The schedules of recurring jobs stored in the schedules table (declared by some dispatcher, now
-   * or before), by name, with their next tick and how their last run stands.
+   * or before), with their next tick and how their last run stands.
+   *
+   * @param connection the connection to run on, in its transaction if one is open
+   * @return the schedules, ordered by name; empty if there are none
+   * @throws PostboxException if the query fails, for example when the schedules table does not
+   *     exist
    */
   public List<StoredSchedule> schedules(Connection connection) {
     return RecurringAdmin.list(connection, writer.dialects(), table());
@@ -148,38 +184,84 @@ public final class Jobs {
   /**
    * Deletes the stored schedule of the recurring job {@code name}, in the caller's transaction; a
    * run already enqueued still runs. A dispatcher that still declares it stores it again when it
-   * starts. False if there was none.
+   * starts.
+   *
+   * @param connection the connection to run on, in its transaction if one is open
+   * @param name the job name of the schedule
+   * @return true if a schedule was deleted, false if there was none
+   * @throws InvalidValueException if the name breaks the job name rules
+   * @throws PostboxException if the DELETE fails
    */
   public boolean removeSchedule(Connection connection, String name) {
     return RecurringAdmin.remove(connection, writer.dialects(), table(), name);
   }
 
-  /** Counts jobs not yet finished (not parked). Never claims anything. */
+  /**
+   * Counts jobs not yet finished (not parked). Never claims anything.
+   *
+   * @param connection the connection to run on, in its transaction if one is open
+   * @return the pending jobs, including those running or waiting for a retry
+   * @throws PostboxException if the query fails
+   */
   public long countPending(Connection connection) {
     return admin.countPending(connection);
   }
 
-  /** Pending, due, leased and parked counts and the oldest pending age. Never claims anything. */
+  /**
+   * Pending, due, leased and parked counts and the oldest pending age. Never claims anything.
+   *
+   * @param connection the connection to run on, in its transaction if one is open
+   * @return the counts, by the database clock
+   * @throws PostboxException if the query fails
+   */
   public QueueStats stats(Connection connection) {
     return admin.stats(connection);
   }
 
-  /** Up to {@code limit} parked jobs, oldest first; {@link Parked#ref()} is the job id. */
+  /**
+   * Up to {@code limit} parked jobs, oldest first; {@link Parked#ref()} is the job id.
+   *
+   * @param connection the connection to run on, in its transaction if one is open
+   * @param limit the most to return, 1 to 100,000
+   * @return the parked jobs, by id
+   * @throws InvalidValueException if {@code limit} is out of range
+   * @throws PostboxException if the query fails
+   */
   public List<Parked> parked(Connection connection, int limit) {
     return admin.parked(connection, limit);
   }
 
-  /** Makes the parked job {@code id} due again with its attempts reset; false if none. */
+  /**
+   * Makes the parked job {@code id} due again with its attempts reset.
+   *
+   * @param connection the connection to run on, in its transaction if one is open
+   * @param id the job's id
+   * @return true if it was replayed, false if there is no such parked job
+   * @throws PostboxException if the UPDATE fails
+   */
   public boolean replay(Connection connection, long id) {
     return admin.replay(connection, id, "job " + id);
   }
 
-  /** Makes every parked job due again with its attempts reset; returns how many. */
+  /**
+   * Makes every parked job due again with its attempts reset.
+   *
+   * @param connection the connection to run on, in its transaction if one is open
+   * @return how many jobs were replayed
+   * @throws PostboxException if the UPDATE fails
+   */
   public int replayAll(Connection connection) {
     return admin.replayAll(connection);
   }
 
-  /** Deletes the parked job {@code id}; false if there is no such parked job. */
+  /**
+   * Deletes the parked job {@code id}, which frees its dedupe key.
+   *
+   * @param connection the connection to run on, in its transaction if one is open
+   * @param id the job's id
+   * @return true if it was deleted, false if there is no such parked job
+   * @throws PostboxException if the DELETE fails
+   */
   public boolean discard(Connection connection, long id) {
     return admin.discard(connection, id, "job " + id);
   }
@@ -216,25 +298,49 @@ public final class Jobs {
 
     private Builder() {}
 
-    /** The job table, {@code name} or {@code schema.name}; default {@code postbox_jobs}. */
+    /**
+     * The job table, {@code name} or {@code schema.name}; default {@code postbox_jobs}.
+     *
+     * @param table the table name; each part 1-63 letters, digits or '_', not starting with a digit
+     * @return this builder
+     * @throws InvalidValueException if the name breaks the rules
+     */
     public Builder table(String table) {
       this.table = Identifiers.tableName("table", table);
       return this;
     }
 
-    /** Largest payload accepted, in UTF-8 bytes, 1 to 64 MiB; default 1 MiB. */
+    /**
+     * Largest payload accepted, in UTF-8 bytes, 1 to 64 MiB; default 1 MiB.
+     *
+     * @param bytes the limit
+     * @return this builder
+     * @throws InvalidValueException if the limit is out of range
+     */
     public Builder payloadLimit(int bytes) {
       this.payloadLimit = Require.between("payloadLimit", bytes, 1, 64 * 1024 * 1024);
       return this;
     }
 
-    /** Accepts auto-commit connections (no atomicity with business data); default false. */
+    /**
+     * Accepts auto-commit connections (no atomicity with business data); default false.
+     *
+     * @param allow true to accept connections in auto-commit mode
+     * @return this builder
+     */
     public Builder allowAutoCommit(boolean allow) {
       this.allowAutoCommit = allow;
       return this;
     }
 
-    /** Attempts before a job is parked, for jobs without their own, 1 to 1,000; default 5. */
+    /**
+     * Attempts before a job is parked, for jobs without their own, 1 to 1,000; default 5. Stored
+     * with each job when it is enqueued.
+     *
+     * @param maxAttempts the attempt limit
+     * @return this builder
+     * @throws InvalidValueException if the limit is out of range
+     */
     public Builder maxAttempts(int maxAttempts) {
       this.maxAttempts = Require.between("maxAttempts", maxAttempts, 1, 1_000);
       return this;
@@ -243,6 +349,10 @@ public final class Jobs {
     /**
      * How long finished jobs are kept before cleanup deletes them, 0 to 3650 days; default 1 day.
      * Zero deletes a job as soon as it finishes. Parked jobs are kept until replayed or discarded.
+     *
+     * @param retention how long a finished job is kept
+     * @return this builder
+     * @throws InvalidValueException if the retention is null or out of range
      */
     public Builder retention(Duration retention) {
       this.retention =
@@ -256,18 +366,34 @@ public final class Jobs {
      * holding one pooled connection: rows added by other instances are claimed at once instead of
      * at the next poll. Ignored on other databases; default false (in-process {@link
      * Dispatcher#wakeUp()} and polling only).
+     *
+     * @param notify true to notify on each enqueue
+     * @return this builder
      */
     public Builder notifyOnEnqueue(boolean notify) {
       this.notify = notify;
       return this;
     }
 
-    /** Forces the SQL dialect instead of detecting it from each connection's metadata. */
+    /**
+     * Forces the SQL dialect instead of detecting it from each connection's metadata.
+     *
+     * @param database the database every connection is taken to be
+     * @return this builder
+     * @throws InvalidValueException if {@code database} is null
+     */
     public Builder database(Database database) {
       this.database = Require.notNull("database", database);
       return this;
     }
 
+    /**
+     * A job queue with these options; later changes to this builder change nothing built.
+     *
+     * @return the job queue
+     * @throws InvalidValueException if {@code notifyOnEnqueue} is set and the table name is too
+     *     long for a PostgreSQL channel name
+     */
     public Jobs build() {
       if (notify
           && PostgresNotifications.channel(table).length() > PostgresNotifications.MAX_CHANNEL) {

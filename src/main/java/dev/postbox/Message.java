@@ -31,6 +31,11 @@ public final class Message {
   /**
    * A message for {@code topic} (1-200 letters, digits, '.', '_', '-', starting with a letter or
    * digit) carrying {@code payload} (text, usually JSON).
+   *
+   * @param topic the topic
+   * @param payload the payload; its size and a NUL character are checked when it is added
+   * @return the message, with no event id, key or headers
+   * @throws InvalidValueException if the topic breaks the rules or the payload is null
    */
   public static Message of(String topic, String payload) {
     Rules.name("topic", topic);
@@ -44,6 +49,10 @@ public final class Message {
    * This message with a stable event id (1-128 characters, no control characters, no leading or
    * trailing whitespace); adding an id that is already stored is a no-op. Without one, a
    * time-ordered UUIDv7 is generated at add time.
+   *
+   * @param eventId the event id
+   * @return a copy of this message with that event id
+   * @throws InvalidValueException if the event id breaks the rules
    */
   public Message eventId(String eventId) {
     return new Message(topic, payload, Rules.eventId("eventId", eventId), key, headers);
@@ -52,12 +61,25 @@ public final class Message {
   /**
    * This message with a partition or ordering key for the transport: 1-255 characters, no control
    * characters, no leading or trailing whitespace.
+   *
+   * @param key the key
+   * @return a copy of this message with that key
+   * @throws InvalidValueException if the key breaks the rules
    */
   public Message key(String key) {
     return new Message(topic, payload, eventId, Rules.id("key", key, Rules.MAX_KEY), headers);
   }
 
-  /** This message with one more header (at most 64 headers; names 128, values 8192 characters). */
+  /**
+   * This message with one more header (at most 64 headers; names 1-128 characters, values up to
+   * 8192, neither with control characters). A header already set with that name is replaced.
+   *
+   * @param name the header's name
+   * @param value the header's value
+   * @return a copy of this message with the header
+   * @throws InvalidValueException if the name or value breaks the rules, or there would be more
+   *     than 64 headers
+   */
   public Message header(String name, String value) {
     Rules.header(name, value);
     Map<String, String> copy = new LinkedHashMap<>(headers);
@@ -66,7 +88,15 @@ public final class Message {
     return new Message(topic, payload, eventId, key, Collections.unmodifiableMap(copy));
   }
 
-  /** This message with {@code extra} headers added (later values win). */
+  /**
+   * This message with {@code extra} headers added (later values win), under the rules of {@link
+   * #header}.
+   *
+   * @param extra the headers to add
+   * @return a copy of this message with the headers
+   * @throws InvalidValueException if {@code extra} is null, a name or value breaks the rules, or
+   *     there would be more than 64 headers
+   */
   public Message headers(Map<String, String> extra) {
     Require.notNull("headers", extra);
     Map<String, String> copy = new LinkedHashMap<>(headers);
@@ -79,23 +109,47 @@ public final class Message {
     return new Message(topic, payload, eventId, key, Collections.unmodifiableMap(copy));
   }
 
+  /**
+   * The topic.
+   *
+   * @return the topic given to {@link #of}
+   */
   public String topic() {
     return topic;
   }
 
+  /**
+   * The payload.
+   *
+   * @return the payload given to {@link #of}
+   */
   public String payload() {
     return payload;
   }
 
-  /** The caller's event id, or null if one will be generated at add time. */
+  /**
+   * The caller's event id.
+   *
+   * @return the event id, or null if one will be generated at add time
+   */
   public String eventId() {
     return eventId;
   }
 
+  /**
+   * The partition or ordering key.
+   *
+   * @return the key, or null if none was set
+   */
   public String key() {
     return key;
   }
 
+  /**
+   * The headers set on this message (not those an outbox's header supplier adds).
+   *
+   * @return an unmodifiable map, in the order the headers were first set; empty if none
+   */
   public Map<String, String> headers() {
     return headers;
   }

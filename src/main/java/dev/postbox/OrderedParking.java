@@ -3,6 +3,8 @@ package dev.postbox;
 /**
  * What a parked message does to the later messages of its key when the outbox delivers in key order
  * ({@link Outbox.Builder#orderedByKey}). Other keys are never affected.
+ *
+ * <p>Immutable and thread-safe, as every enum. Set on the outbox; the dispatcher's claims apply it.
  */
 public enum OrderedParking {
   /**

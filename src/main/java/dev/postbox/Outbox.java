@@ -67,22 +67,36 @@ public final class Outbox {
   /**
    * A builder with the defaults: table {@code postbox_outbox}, payload limit 1 MiB, delivery in key
    * order with {@link OrderedParking#BLOCK_KEY}.
+   *
+   * @return a new builder
    */
   public static Builder builder() {
     return new Builder();
   }
 
-  /** The outbox table's name as configured. */
+  /**
+   * The outbox table's name as configured.
+   *
+   * @return {@code name} or {@code schema.name}
+   */
   public String table() {
     return writer.table();
   }
 
-  /** Whether messages with the same key are delivered in the order their adds committed. */
+  /**
+   * Whether messages with the same key are delivered in the order their adds committed.
+   *
+   * @return the {@link Builder#orderedByKey} setting
+   */
   public boolean orderedByKey() {
     return orderedByKey;
   }
 
-  /** What a parked message does to the later messages of its key, when ordered by key. */
+  /**
+   * What a parked message does to the later messages of its key, when ordered by key.
+   *
+   * @return the {@link Builder#onParked} setting
+   */
   public OrderedParking onParked() {
     return onParked;
   }
@@ -97,8 +111,11 @@ public final class Outbox {
    * until the caller's transaction ends, so that messages of one key are delivered in the order
    * their transactions commit: another transaction adding to the same key waits for this one.
    *
-   * @throws InvalidValueException if the payload is over the limit or a header is invalid; nothing
-   *     is written
+   * @param connection the caller's connection, in its transaction
+   * @param message the message
+   * @return true if the message was stored, false if its event id already was
+   * @throws InvalidValueException if the message is null, its payload is over the limit or holds a
+   *     NUL character, or a header is invalid; nothing is written
    * @throws PostboxException if the connection is in auto-commit mode (unless allowed) or the
    *     INSERT fails
    */
@@ -111,8 +128,17 @@ public final class Outbox {
   }
 
   /**
-   * Adds {@code messages} in the caller's transaction in one round trip (one statement per 500
-   * messages); returns how many were new. All messages are validated before anything is written.
+   * Adds {@code messages} in the caller's transaction, one statement per 500 messages (on an outbox
+   * ordered by key, after locking their keys as {@link #add} does). All messages are validated
+   * before anything is written.
+   *
+   * @param connection the caller's connection, in its transaction
+   * @param messages the messages; may be empty
+   * @return how many were stored; a message whose event id already was is not
+   * @throws InvalidValueException if a message is null, its payload is over the limit or holds a
+   *     NUL character, or a header is invalid; nothing is written
+   * @throws PostboxException if the connection is in auto-commit mode (unless allowed) or the
+   *     INSERT fails
    */
   public int addAll(Connection connection, Collection<Message> messages) {
     Require.notNull("messages", messages);
@@ -128,17 +154,38 @@ public final class Outbox {
             connection, rows, callerIds, "adding " + rows.size() + " messages to " + table());
   }
 
-  /** Counts messages not yet delivered (not parked). Never claims anything. */
+  /**
+   * Counts messages not yet delivered (not parked). Never claims anything.
+   *
+   * @param connection the connection to run on, in its transaction if one is open
+   * @return the pending messages, including those being sent or waiting for a retry
+   * @throws PostboxException if the query fails
+   */
   public long countPending(Connection connection) {
     return admin.countPending(connection);
   }
 
-  /** Pending, due, leased and parked counts and the oldest pending age. Never claims anything. */
+  /**
+   * Pending, due, leased and parked counts, the oldest pending age and, when parked messages block
+   * their keys, the blocked keys. Never claims anything.
+   *
+   * @param connection the connection to run on, in its transaction if one is open
+   * @return the counts, by the database clock
+   * @throws PostboxException if the query fails
+   */
   public QueueStats stats(Connection connection) {
     return admin.stats(connection);
   }
 
-  /** Up to {@code limit} parked messages, oldest first; {@link Parked#ref()} is the event id. */
+  /**
+   * Up to {@code limit} parked messages, oldest first; {@link Parked#ref()} is the event id.
+   *
+   * @param connection the connection to run on, in its transaction if one is open
+   * @param limit the most to return, 1 to 100,000
+   * @return the parked messages, by id
+   * @throws InvalidValueException if {@code limit} is out of range
+   * @throws PostboxException if the query fails
+   */
   public List<Parked> parked(Connection connection, int limit) {
     return admin.parked(connection, limit);
   }
@@ -147,26 +194,53 @@ public final class Outbox {
    * Up to {@code limit} keys whose delivery waits for a parked message ({@link
    * OrderedParking#BLOCK_KEY}), oldest parked first, each with that message and how many wait
    * behind it; empty if the outbox is not ordered by key or skips parked messages.
+   *
+   * @param connection the connection to run on, in its transaction if one is open
+   * @param limit the most to return, 1 to 100,000
+   * @return the blocked keys
+   * @throws InvalidValueException if {@code limit} is out of range
+   * @throws PostboxException if the query fails
    */
   public List<BlockedKey> blockedKeys(Connection connection, int limit) {
     return admin.blockedKeys(connection, limit);
   }
 
   /**
-   * Makes the parked message with {@code eventId} due again with its attempts reset; false if none.
-   * On an outbox ordered by key it is delivered before the later messages of its key.
+   * Makes the parked message with {@code eventId} due again with its attempts reset. On an outbox
+   * ordered by key it is delivered before the later messages of its key.
+   *
+   * @param connection the connection to run on, in its transaction if one is open
+   * @param eventId the message's event id
+   * @return true if it was replayed, false if there is no such parked message
+   * @throws InvalidValueException if the event id breaks the rules
+   * @throws PostboxException if the UPDATE fails
    */
   public boolean replay(Connection connection, String eventId) {
     Rules.eventId("eventId", eventId);
     return admin.replay(connection, eventId, eventId);
   }
 
-  /** Makes every parked message due again with its attempts reset; returns how many. */
+  /**
+   * Makes every parked message due again with its attempts reset.
+   *
+   * @param connection the connection to run on, in its transaction if one is open
+   * @return how many messages were replayed
+   * @throws PostboxException if the UPDATE fails
+   */
   public int replayAll(Connection connection) {
     return admin.replayAll(connection);
   }
 
-  /** Deletes the parked message with {@code eventId}; false if there is no such parked message. */
+  /**
+   * Deletes the parked message with {@code eventId}; on an outbox that blocks keys, the later
+   * messages of its key go on.
+   *
+   * @param connection the connection to run on, in its transaction if one is open
+   * @param eventId the message's event id
+   * @return true if it was deleted, false if there is no such parked message
+   * @throws InvalidValueException if the event id breaks the rules
+   * @throws PostboxException if the DELETE fails
+   */
   public boolean discard(Connection connection, String eventId) {
     Rules.eventId("eventId", eventId);
     return admin.discard(connection, eventId, eventId);
@@ -210,13 +284,25 @@ public final class Outbox {
 
     private Builder() {}
 
-    /** The outbox table, {@code name} or {@code schema.name}; default {@code postbox_outbox}. */
+    /**
+     * The outbox table, {@code name} or {@code schema.name}; default {@code postbox_outbox}.
+     *
+     * @param table the table name; each part 1-63 letters, digits or '_', not starting with a digit
+     * @return this builder
+     * @throws InvalidValueException if the name breaks the rules
+     */
     public Builder table(String table) {
       this.table = Identifiers.tableName("table", table);
       return this;
     }
 
-    /** Largest payload accepted, in UTF-8 bytes, 1 to 64 MiB; default 1 MiB. */
+    /**
+     * Largest payload accepted, in UTF-8 bytes, 1 to 64 MiB; default 1 MiB.
+     *
+     * @param bytes the limit
+     * @return this builder
+     * @throws InvalidValueException if the limit is out of range
+     */
     public Builder payloadLimit(int bytes) {
       this.payloadLimit = Require.between("payloadLimit", bytes, 1, 64 * 1024 * 1024);
       return this;
@@ -225,6 +311,9 @@ public final class Outbox {
     /**
      * Accepts connections in auto-commit mode, where each add commits on its own and is no longer
      * atomic with the caller's business data; default false (such connections are refused).
+     *
+     * @param allow true to accept connections in auto-commit mode
+     * @return this builder
      */
     public Builder allowAutoCommit(boolean allow) {
       this.allowAutoCommit = allow;
@@ -234,6 +323,10 @@ public final class Outbox {
     /**
      * Headers added to every message at add time (e.g. W3C {@code traceparent}, tenant); headers
      * set on the message itself win. Called on the adding thread; may return null or empty.
+     *
+     * @param supplier called once per message added
+     * @return this builder
+     * @throws InvalidValueException if {@code supplier} is null
      */
     public Builder headers(Supplier<Map<String, String>> supplier) {
       this.headers = Require.notNull("headers", supplier);
@@ -246,6 +339,9 @@ public final class Outbox {
      * pooled connection: rows added by other instances are claimed at once instead of at the next
      * poll. Ignored on other databases; default false (in-process {@link Dispatcher#wakeUp()} and
      * polling only).
+     *
+     * @param notify true to notify on each add
+     * @return this builder
      */
     public Builder notifyOnAdd(boolean notify) {
       this.notify = notify;
@@ -260,6 +356,9 @@ public final class Outbox {
      * locks its key until the transaction ends (a long transaction holds back later adds of the
      * same key), and a key's messages go one after another on one delivery thread. Default true;
      * false for keys that are only routing hints.
+     *
+     * @param ordered whether to deliver each key's messages in order
+     * @return this builder
      */
     public Builder orderedByKey(boolean ordered) {
       this.orderedByKey = ordered;
@@ -269,18 +368,35 @@ public final class Outbox {
     /**
      * What a parked message does to the later messages of its key when ordered by key; default
      * {@link OrderedParking#BLOCK_KEY}.
+     *
+     * @param policy the policy
+     * @return this builder
+     * @throws InvalidValueException if {@code policy} is null
      */
     public Builder onParked(OrderedParking policy) {
       this.onParked = Require.notNull("onParked", policy);
       return this;
     }
 
-    /** Forces the SQL dialect instead of detecting it from each connection's metadata. */
+    /**
+     * Forces the SQL dialect instead of detecting it from each connection's metadata.
+     *
+     * @param database the database every connection is taken to be
+     * @return this builder
+     * @throws InvalidValueException if {@code database} is null
+     */
     public Builder database(Database database) {
       this.database = Require.notNull("database", database);
       return this;
     }
 
+    /**
+     * An outbox with these options; later changes to this builder change nothing built.
+     *
+     * @return the outbox
+     * @throws InvalidValueException if {@code notifyOnAdd} is set and the table name is too long
+     *     for a PostgreSQL channel name
+     */
     public Outbox build() {
       if (notify
           && PostgresNotifications.channel(table).length() > PostgresNotifications.MAX_CHANNEL) {

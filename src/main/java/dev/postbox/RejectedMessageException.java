@@ -8,10 +8,21 @@ package dev.postbox;
 public class RejectedMessageException extends PostboxException {
   private static final long serialVersionUID = 1L;
 
+  /**
+   * A rejection with {@code message}.
+   *
+   * @param message why the message cannot be sent
+   */
   public RejectedMessageException(String message) {
     super(message);
   }
 
+  /**
+   * A rejection with {@code message}, caused by {@code cause}.
+   *
+   * @param message why the message cannot be sent
+   * @param cause the broker client's error
+   */
   public RejectedMessageException(String message, Throwable cause) {
     super(message, cause);
   }

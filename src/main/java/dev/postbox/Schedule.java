@@ -52,6 +52,9 @@ public final class Schedule {
   /**
    * Ticks when the local time in {@code zone} matches the cron {@code expression}.
    *
+   * @param expression the cron expression: five or six fields, or a macro such as {@code @daily}
+   * @param zone the time zone the fields are read in
+   * @return the schedule
    * @throws InvalidValueException if the expression is malformed (naming the field), can never
    *     match (such as {@code 0 0 30 2 *}), or the zone is null
    */
@@ -68,6 +71,11 @@ public final class Schedule {
   /**
    * Ticks when the time in UTC matches the cron {@code expression}; see {@link #cron(String,
    * ZoneId)}.
+   *
+   * @param expression the cron expression: five or six fields, or a macro such as {@code @daily}
+   * @return the schedule
+   * @throws InvalidValueException if the expression is malformed (naming the field) or can never
+   *     match
    */
   public static Schedule cron(String expression) {
     return cron(expression, ZoneOffset.UTC);
@@ -76,6 +84,10 @@ public final class Schedule {
   /**
    * Runs again {@code delay} (1 second to 3,650 days) after the previous run ended, whether it
    * succeeded or was parked; the first run is due when the schedule is first stored.
+   *
+   * @param delay the time between the end of one run and the next
+   * @return the schedule
+   * @throws InvalidValueException if the delay is null or out of range
    */
   public static Schedule every(Duration delay) {
     return new Schedule(
@@ -86,6 +98,10 @@ public final class Schedule {
    * Ticks every {@code period} (1 second to 3,650 days) from the moment the schedule is first
    * stored, however long each run takes (a run still going when the next tick comes delays that
    * tick, as for every schedule).
+   *
+   * @param period the time between two ticks
+   * @return the schedule
+   * @throws InvalidValueException if the period is null or out of range
    */
   public static Schedule fixedRate(Duration period) {
     return new Schedule(
@@ -100,6 +116,10 @@ public final class Schedule {
    * For a cron schedule, the first tick strictly after {@code after}, or null if there is none; for
    * the others, {@code after} plus the interval (the tick after one at {@code after}, or the run
    * after one that ended at {@code after}).
+   *
+   * @param after the instant to start from
+   * @return the next tick, or null if a cron schedule has none after {@code after}
+   * @throws InvalidValueException if {@code after} is null
    */
   public Instant nextTick(Instant after) {
     Require.notNull("after", after);

@@ -18,6 +18,27 @@ import java.util.Set;
  */
 @FunctionalInterface
 public interface Transport {
+  /**
+   * Sends one envelope to the broker. Return normally only once the broker has accepted it; throw
+   * to have it retried with backoff (or parked after its last attempt). Throw a {@link
+   * RejectedMessageException} for a message the broker refuses while it is itself fine.
+   *
+   * <p>There is no per-send timeout: while a call runs, it holds one of the dispatcher's {@code
+   * concurrency} slots and its row stays leased (the lease is renewed), so it is not retried, and
+   * on an outbox ordered by key the later messages of its key wait for it. Give the broker client
+   * its own timeouts.
+   *
+   * <p>Only {@link Dispatcher#close()} interrupts a call: it waits up to the dispatcher's {@code
+   * shutdownTimeout} for running sends, then interrupts the threads of those still running (at once
+   * if the thread calling {@code close()} is interrupted). A send that then throws with its
+   * thread's interrupt status set, or with an {@link InterruptedException} in its cause chain, has
+   * its message handed back: due again at once, the attempt not counted. A send that ignores the
+   * interrupt is left running: {@code close()} waits up to 5 seconds more for it and returns, and
+   * the message is claimed again once its lease runs out.
+   *
+   * @param envelope the message to send, with its attempt number
+   * @throws Exception if the broker did not accept the message; it is retried with backoff
+   */
   void send(Envelope envelope) throws Exception;
 
   /**
@@ -41,6 +62,13 @@ public interface Transport {
    * envelopes of a key after one of the key failed. Interrupted, it fails the envelope being sent
    * and those after it, keeps the thread's interrupt status and throws a {@link BatchSendException}
    * naming them, so the ones already sent do not count as failed.
+   *
+   * <p>As for {@link #send}, there is no timeout: only {@link Dispatcher#close()} interrupts a
+   * batch still running after the {@code shutdownTimeout}.
+   *
+   * @param batch the envelopes to send; unmodifiable
+   * @throws BatchSendException naming the envelopes that were not sent; the others count as sent
+   * @throws Exception if the whole batch failed
    */
   default void sendBatch(List<Envelope> batch) throws Exception {
     BatchSendException failures = null;
