@@ -154,24 +154,25 @@ final class RecurringJobs {
     }
   }
 
+  /** What one step did: the database's now it judged by, and how many runs it enqueued. */
+  private record Step(Instant now, int fired) {}
+
   /** Enqueues the runs that are due; returns how long to wait for the next tick. */
   private Duration step() throws SQLException {
-    Instant[] stepNow = new Instant[1];
-    int fired =
+    Step step =
         write(
             c -> {
               Instant now = now(c);
-              stepNow[0] = now;
-              int n = 0;
+              int fired = 0;
               for (DueRow row : due(c, now)) {
-                n += fire(c, row, now) ? 1 : 0;
+                fired += fire(c, row, now) ? 1 : 0;
               }
-              return n;
+              return new Step(now, fired);
             });
-    if (fired > 0) {
+    if (step.fired() > 0) {
       enqueued.run();
     }
-    return Jdbc.autoCommit(ds, c -> untilSoonest(c, stepNow[0]));
+    return Jdbc.autoCommit(ds, c -> untilSoonest(c, step.now()));
   }
 
   private record DueRow(String name, String schedule, String payload, Instant tick, Long lastRun) {}
@@ -208,12 +209,12 @@ final class RecurringJobs {
     }
     Instant tick = row.tick();
     if (row.lastRun() != null) {
-      Instant[] ended = lastRunEnd(c, row.lastRun(), now);
+      Instant ended = lastRunEnd(c, row.lastRun(), now);
       if (ended == null) {
         return false; // unfinished: the tick waits for it
       }
       if (d.schedule().fromRunEnd()) { // the stored tick was a placeholder until the run ended
-        tick = d.schedule().nextTick(ended[0]);
+        tick = d.schedule().nextTick(ended);
         if (tick.isAfter(now)) {
           update(c, sql.moved, tick, row.name());
           return false;
@@ -237,17 +238,15 @@ final class RecurringJobs {
    * When the job {@code id} ended: its finish time if it is kept done or parked, {@code now} if it
    * is gone (deleted when done, cancelled or discarded); null if it has not ended.
    */
-  private Instant[] lastRunEnd(Connection c, long id, Instant now) throws SQLException {
+  private Instant lastRunEnd(Connection c, long id, Instant now) throws SQLException {
     try (PreparedStatement ps = c.prepareStatement(sql.lastRun)) {
       ps.setLong(1, id);
       try (ResultSet rs = ps.executeQuery()) {
         if (!rs.next()) {
-          return new Instant[] {now};
+          return now;
         }
         // a finished row's available_at is its finish time
-        return rs.getInt("state") == 0
-            ? null
-            : new Instant[] {sql.dialect.readInstant(rs, "available_at")};
+        return rs.getInt("state") == 0 ? null : sql.dialect.readInstant(rs, "available_at");
       }
     }
   }
