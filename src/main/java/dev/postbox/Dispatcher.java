@@ -217,6 +217,43 @@ public final class Dispatcher implements AutoCloseable {
   }
 
   /**
+   * Waits until this dispatcher is idle: for each of its tables, a claim made after this call found
+   * nothing to claim while no row of that table was in flight here. Then everything committed
+   * before the call and due has been delivered (or has failed and waits for its retry, or was
+   * parked), and its outcome is written. Meant for tests: add in a committed transaction, call
+   * {@code awaitIdle}, then assert what the transport received. It wakes the claim loops, so it
+   * does not wait for the poll interval.
+   *
+   * <p>Rows waiting for a retry or a delay, parked rows, rows behind a parked key and rows leased
+   * by other instances do not count as work. During an outage nothing is claimed, so it waits until
+   * the timeout. Safe from any thread; it polls no table of its own.
+   *
+   * @param timeout how long to wait at most
+   * @return true once idle; false if the timeout passed first or the dispatcher is closing
+   * @throws InterruptedException if the calling thread is interrupted while waiting
+   * @throws IllegalStateException if the dispatcher has not been started
+   * @throws InvalidValueException if {@code timeout} is null, negative or longer than a day
+   */
+  public boolean awaitIdle(Duration timeout) throws InterruptedException {
+    Require.between("timeout", timeout, Duration.ZERO, Duration.ofDays(1));
+    if (!started) {
+      throw new IllegalStateException(config.instanceId() + " - dispatcher not started");
+    }
+    long deadline = System.nanoTime() + timeout.toNanos();
+    List<Lane<?>> all = lanes;
+    long[] seen = new long[all.size()];
+    for (int i = 0; i < seen.length; i++) {
+      seen[i] = all.get(i).activity();
+    }
+    for (int i = 0; i < seen.length; i++) {
+      if (closed || !all.get(i).awaitIdleAfter(seen[i], deadline)) {
+        return false;
+      }
+    }
+    return !closed;
+  }
+
+  /**
    * Stops claiming, hands rows claimed but not started back (due at once for any instance, the
    * attempt not counted), waits up to {@code shutdownTimeout} for running deliveries, then
    * interrupts what is still running and waits up to 5 seconds more. Then it writes the outcomes

@@ -32,16 +32,18 @@ import org.junit.jupiter.api.Test;
 public abstract class OutboxDeliveryContractTest extends OutboxSuite {
 
   @Test
-  void committedMessageIsDeliveredWithEverythingAdded() {
+  void committedMessageIsDeliveredWithEverythingAdded() throws Exception {
     add(
         Message.of("order.placed", "{\"id\":42}")
             .eventId("order-42:v1")
             .key("order-42")
             .header("traceparent", "00-abc-def-01"));
     RecordingTransport transport = new RecordingTransport();
-    started(dispatcher(transport));
+    Dispatcher dispatcher = started(dispatcher(transport));
 
-    Await.until(WAIT, "delivery and deletion", () -> transport.total.get() == 1 && rows() == 0);
+    assertTrue(dispatcher.awaitIdle(WAIT));
+    assertEquals(1, transport.total.get());
+    assertEquals(0, rows());
     Envelope e = transport.envelopes.peek();
     assertEquals("order-42:v1", e.eventId());
     assertEquals("order.placed", e.topic());
@@ -53,16 +55,17 @@ public abstract class OutboxDeliveryContractTest extends OutboxSuite {
   }
 
   @Test
-  void rolledBackMessageIsNeverDelivered() {
+  void rolledBackMessageIsNeverDelivered() throws Exception {
     Sql.rollback(
         ds,
         c -> assertTrue(outbox.add(c, Message.of("order.placed", "{}").eventId("rolled-back"))));
     add(Message.of("order.placed", "{}").eventId("committed"));
     RecordingTransport transport = new RecordingTransport();
-    started(dispatcher(transport));
+    Dispatcher dispatcher = started(dispatcher(transport));
 
-    Await.until(
-        WAIT, "the committed message", () -> transport.count("committed") == 1 && rows() == 0);
+    assertTrue(dispatcher.awaitIdle(WAIT));
+    assertEquals(1, transport.count("committed"));
+    assertEquals(0, rows());
     assertEquals(0, transport.count("rolled-back"));
     assertEquals(1, transport.total.get());
   }

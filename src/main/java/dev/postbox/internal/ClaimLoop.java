@@ -43,6 +43,7 @@ final class ClaimLoop<T> implements Runnable {
   private final BooleanSupplier stopping;
   private final BiConsumer<String, Throwable> stopAfter;
   private final Backlog backlog;
+  private final IdleWatch idle;
   private final boolean extra; // an extra loop: claims only while the backlog lasts
 
   private final ReentrantLock lock = new ReentrantLock();
@@ -67,6 +68,7 @@ final class ClaimLoop<T> implements Runnable {
       BooleanSupplier stopping,
       BiConsumer<String, Throwable> stopAfter,
       Backlog backlog,
+      IdleWatch idle,
       boolean extra) {
     this.name = name;
     this.table = table;
@@ -80,6 +82,7 @@ final class ClaimLoop<T> implements Runnable {
     this.stopping = stopping;
     this.stopAfter = stopAfter;
     this.backlog = backlog;
+    this.idle = idle;
     this.extra = extra;
   }
 
@@ -152,11 +155,17 @@ final class ClaimLoop<T> implements Runnable {
       List<Long> probed = outage.probeExclusions();
       boolean oldest = probed != null && outage.probeFromOldest();
       carried = probed == null ? writer.queue().takeForClaim() : null;
+      // an empty claim proves the lane idle if nothing was held and nothing else happened meanwhile
+      long activity = idle.touched();
+      boolean mayProveIdle = probed == null && carried == null && held.isEmpty();
       List<Claimed<T>> claimed =
           claim(limit, probed == null ? null : new Probe(probed, true, oldest), carried);
       if (carried != null) {
         writer.carried(carried);
         carried = null;
+      }
+      if (claimed.isEmpty() && mayProveIdle && held.isEmpty() && idle.activity() == activity) {
+        idle.proved(activity);
       }
       if (claimed.isEmpty() && probed != null) {
         claimed = claim(limit, new Probe(probed, false, oldest), null);
@@ -216,6 +225,7 @@ final class ClaimLoop<T> implements Runnable {
     }
     List<Claimed<T>> rows;
     Carried carried = writer.queue().takeForClaim();
+    idle.touched();
     try {
       rows = claim(limit, null, carried);
       if (carried != null) {

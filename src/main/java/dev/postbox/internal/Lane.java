@@ -34,6 +34,7 @@ public final class Lane<T> {
   private final ClaimLoop<T> claimLoop;
   private final List<ClaimLoop<T>> extraLoops = new ArrayList<>();
   private final Backlog backlog = new Backlog();
+  private final IdleWatch idle = new IdleWatch();
   private final LeaseRenewer leases;
   private final Periodic renewer;
   private final Periodic cleaner;
@@ -149,6 +150,7 @@ public final class Lane<T> {
         () -> stopping,
         this::stopAfter,
         backlog,
+        idle,
         extra);
   }
 
@@ -174,6 +176,28 @@ public final class Lane<T> {
   /** Cuts the current poll wait short: new rows were committed. */
   public void wakeUp() {
     claimLoop.wakeUp();
+  }
+
+  /**
+   * Where the lane's activity stands now; {@link #awaitIdleAfter} waits for a claim after it.
+   *
+   * @return a count that grows with every claim started and every outcome written
+   */
+  public long activity() {
+    return idle.activity();
+  }
+
+  /**
+   * Waits until a claim started after {@code seen} proves the lane idle: it claimed nothing while
+   * the lane held no row and nothing else happened on the lane. Wakes the claim loop meanwhile.
+   *
+   * @param seen what {@link #activity} returned before the wait
+   * @param deadlineNanos the {@link System#nanoTime} at which to give up
+   * @return false if the deadline passed first or the lane is stopping
+   * @throws InterruptedException if the calling thread is interrupted while waiting
+   */
+  public boolean awaitIdleAfter(long seen, long deadlineNanos) throws InterruptedException {
+    return idle.awaitProofAfter(seen, deadlineNanos, claimLoop::wakeUp) && !stopping;
   }
 
   /**
@@ -248,6 +272,7 @@ public final class Lane<T> {
   }
 
   private void written(List<Outcome> batch) {
+    idle.touched();
     for (Outcome o : batch) {
       // this claim of the row only, by identity: a newer claim may be equal in every field
       held.computeIfPresent(o.row().id(), (id, row) -> row == o.row() ? null : row);

@@ -1,0 +1,155 @@
+package dev.postbox;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.postbox.testing.RecordingTransport;
+import dev.postbox.testing.Sql;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Test;
+
+/**
+ * {@link Dispatcher#awaitIdle}: what a user's test relies on after it returns, proven on every
+ * database. The dispatchers poll once a minute, so only awaitIdle's own wake-ups explain a delivery
+ * within the test's time.
+ */
+public abstract class AwaitIdleContractTest extends OutboxSuite {
+  private static final Duration POLL = Duration.ofMinutes(1);
+
+  private Dispatcher.Builder slowPolling(Transport transport) {
+    return dispatcher(transport).pollInterval(POLL);
+  }
+
+  @Test
+  void everyCommittedMessageIsDeliveredAndDeletedWhenItReturns() throws Exception {
+    RecordingTransport transport = new RecordingTransport();
+    Dispatcher dispatcher = started(slowPolling(transport).batchSize(100));
+    assertTrue(dispatcher.awaitIdle(WAIT), "idle before anything was added");
+    addNumbered("m-", 250); // three claims' worth, committed after the dispatcher went idle
+
+    assertTrue(dispatcher.awaitIdle(WAIT));
+    assertEquals(250, transport.total.get());
+    for (int i = 0; i < 250; i++) {
+      assertEquals(1, transport.count("m-" + i), "m-" + i);
+    }
+    assertEquals(0, rows());
+  }
+
+  @Test
+  void aDeliveryInFlightKeepsItBusyUntilItsOutcomeIsWritten() throws Exception {
+    CountDownLatch sending = new CountDownLatch(1);
+    CountDownLatch release = new CountDownLatch(1);
+    AtomicInteger sent = new AtomicInteger();
+    Dispatcher dispatcher =
+        started(
+            slowPolling(
+                e -> {
+                  sending.countDown();
+                  release.await();
+                  sent.incrementAndGet();
+                }));
+    add(Message.of("t", "{}").eventId("blocked"));
+    dispatcher.wakeUp();
+    assertTrue(sending.await(WAIT.toSeconds(), TimeUnit.SECONDS));
+
+    assertFalse(dispatcher.awaitIdle(Duration.ofMillis(200)), "idle while a send runs");
+    release.countDown();
+    assertTrue(dispatcher.awaitIdle(WAIT));
+    assertEquals(1, sent.get());
+    assertEquals(0, rows());
+  }
+
+  @Test
+  void aRetryWaitingForItsBackoffDoesNotKeepItBusy() throws Exception {
+    RecordingTransport delivered = new RecordingTransport();
+    Transport failingOne =
+        e -> {
+          if (e.eventId().equals("fails")) {
+            throw new IllegalStateException("broker says no");
+          }
+          delivered.send(e);
+        };
+    add(Message.of("t", "{}").eventId("fails"), Message.of("t", "{}").eventId("ok"));
+    Dispatcher dispatcher =
+        started(slowPolling(failingOne).backoff(Backoff.fixed(Duration.ofHours(1))));
+
+    assertTrue(dispatcher.awaitIdle(WAIT));
+    assertEquals(1, delivered.count("ok"));
+    assertEquals(1, delivered.total.get());
+    assertEquals(
+        1,
+        Sql.count(
+            ds, "SELECT COUNT(*) FROM postbox_outbox WHERE event_id = 'fails' AND state = 0"));
+    assertEquals(1, Sql.count(ds, "SELECT attempts FROM postbox_outbox WHERE event_id = 'fails'"));
+  }
+
+  @Test
+  void messagesBehindAParkedKeyDoNotKeepItBusy() throws Exception {
+    RecordingTransport delivered = new RecordingTransport();
+    Transport poisonFirst =
+        e -> {
+          if (e.eventId().equals("k-1")) {
+            throw new RejectedMessageException("cannot be sent", null);
+          }
+          delivered.send(e);
+        };
+    add(
+        Message.of("t", "{}").eventId("k-1").key("k"),
+        Message.of("t", "{}").eventId("k-2").key("k"),
+        Message.of("t", "{}").eventId("other").key("other"));
+    Dispatcher dispatcher = started(slowPolling(poisonFirst).maxAttempts(1));
+
+    assertTrue(dispatcher.awaitIdle(WAIT));
+    assertEquals(1, delivered.count("other"));
+    assertEquals(0, delivered.count("k-2"), "delivered before the parked message of its key");
+    assertEquals(1, Sql.count(ds, "SELECT COUNT(*) FROM postbox_outbox WHERE state = 2"));
+    assertEquals(1, Sql.count(ds, "SELECT COUNT(*) FROM postbox_outbox WHERE state = 0"));
+  }
+
+  @Test
+  void jobsAreRunAndDelayedOnesDoNotKeepItBusy() throws Exception {
+    Jobs jobs = Jobs.builder().build();
+    AtomicInteger runs = new AtomicInteger();
+    Dispatcher dispatcher =
+        started(
+            Dispatcher.builder(ds)
+                .jobs(jobs, JobHandler.of("count", job -> runs.incrementAndGet()))
+                .instanceId(nextInstanceId())
+                .pollInterval(POLL));
+    Sql.commit(
+        ds,
+        c ->
+            jobs.enqueueAll(
+                c,
+                List.of(
+                    Job.of("count", "1"),
+                    Job.of("count", "2"),
+                    Job.of("count", "later").delay(Duration.ofHours(1)))));
+
+    assertTrue(dispatcher.awaitIdle(WAIT));
+    assertEquals(2, runs.get());
+    assertEquals(2, Sql.count(ds, "SELECT COUNT(*) FROM postbox_jobs WHERE state = 1"));
+    assertEquals(1, Sql.count(ds, "SELECT COUNT(*) FROM postbox_jobs WHERE state = 0"));
+  }
+
+  @Test
+  void refusedBeforeStartAndForABadTimeout() throws Exception {
+    Dispatcher dispatcher = slowPolling(new RecordingTransport()).build();
+    IllegalStateException notStarted =
+        assertThrows(IllegalStateException.class, () -> dispatcher.awaitIdle(WAIT));
+    assertTrue(notStarted.getMessage().contains("not started"), notStarted.getMessage());
+    dispatcher.start();
+    InvalidValueException negative =
+        assertThrows(
+            InvalidValueException.class, () -> dispatcher.awaitIdle(Duration.ofMillis(-1)));
+    assertTrue(negative.getMessage().contains("timeout"), negative.getMessage());
+    dispatcher.close();
+    assertFalse(dispatcher.awaitIdle(WAIT), "a closed dispatcher is never idle");
+  }
+}
