@@ -2,6 +2,7 @@ package dev.postbox;
 
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * Thrown by {@link Transport#sendBatch} to fail some envelopes of a batch: each one named with
@@ -18,7 +19,10 @@ import java.util.Map;
 public class BatchSendException extends PostboxException {
   private static final long serialVersionUID = 1L;
 
-  /** The causes recorded by {@link #fail}, by event id; guarded by this object's monitor. */
+  // a lock, not synchronized: a virtual thread waiting for a monitor pins its carrier on JDK 21
+  private final ReentrantLock lock = new ReentrantLock();
+
+  /** The causes recorded by {@link #fail}, by event id; guarded by lock. */
   private final Map<String, Exception> failures = new LinkedHashMap<>();
 
   /** An exception that names no envelope yet; name the failed ones with {@link #fail}. */
@@ -35,14 +39,19 @@ public class BatchSendException extends PostboxException {
    * @return this exception, to chain calls or to throw it
    * @throws InvalidValueException if {@code envelope} or {@code cause} is null
    */
-  public synchronized BatchSendException fail(Envelope envelope, Exception cause) {
+  public BatchSendException fail(Envelope envelope, Exception cause) {
     if (envelope == null) {
       throw new InvalidValueException("envelope", "must not be null");
     }
     if (cause == null) {
       throw new InvalidValueException("cause", "must not be null (envelope " + envelope + ")");
     }
-    failures.put(envelope.eventId(), cause);
+    lock.lock();
+    try {
+      failures.put(envelope.eventId(), cause);
+    } finally {
+      lock.unlock();
+    }
     return this;
   }
 
@@ -51,12 +60,18 @@ public class BatchSendException extends PostboxException {
    *
    * @return a copy: the causes by event id, in the order they were first recorded
    */
-  public synchronized Map<String, Exception> failures() {
-    return new LinkedHashMap<>(failures);
+  public Map<String, Exception> failures() {
+    lock.lock();
+    try {
+      return new LinkedHashMap<>(failures);
+    } finally {
+      lock.unlock();
+    }
   }
 
   @Override
-  public synchronized String getMessage() {
+  public String getMessage() {
+    Map<String, Exception> failures = failures();
     if (failures.isEmpty()) {
       return super.getMessage() + " (none named)";
     }
