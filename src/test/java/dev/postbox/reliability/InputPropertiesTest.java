@@ -26,10 +26,11 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * Scenario 11, input half, property style: seeded random topics, event ids, keys, headers and
- * payload sizes, hostile and edge-of-limit, checked against an oracle written from the README's
- * rules. A rejected input must throw {@link InvalidValueException} naming the first broken field
- * (and the limit, for a length) and write nothing; an accepted one must be stored exactly as given.
- * The seed is printed with every failure: rerun with {@code -Dpostbox.seed=<seed>}.
+ * payload sizes, hostile and edge-of-limit, checked against an oracle written from
+ * docs/operations.md's rules. A rejected input must throw {@link InvalidValueException} naming the
+ * first broken field (and the limit, for a length) and write nothing; an accepted one must be
+ * stored exactly as given. The seed is printed with every failure: rerun with {@code
+ * -Dpostbox.seed=<seed>}.
  *
  * <p>(jqwik 1.10.1 runs on this JUnit Platform, but prints a notice telling AI agents not to use
  * it; these properties use a seeded {@link Random} instead, see docs/reliability.md.)
@@ -195,7 +196,7 @@ class InputPropertiesTest {
     return s.toString();
   }
 
-  // --- the oracle: the README's rules, written independently of the library ------------------
+  // --- the oracle: docs/operations.md's rules, written independently of the library---------------
 
   private static boolean legalName(String s) {
     return s.length() >= 1 && s.length() <= 200 && s.matches("[A-Za-z0-9][A-Za-z0-9._-]*");
