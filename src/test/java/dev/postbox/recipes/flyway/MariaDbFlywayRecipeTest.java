@@ -1,0 +1,26 @@
+package dev.postbox.recipes.flyway;
+
+import dev.postbox.testing.TestDatabase;
+import java.util.List;
+
+class MariaDbFlywayRecipeTest extends FlywayRecipeContractTest {
+  @Override
+  protected TestDatabase open() {
+    return TestDatabase.mariadb(4);
+  }
+
+  @Override
+  protected List<String> expectedTables() {
+    return List.of(
+        "postbox_inbox",
+        "postbox_jobs",
+        "postbox_jobs_schedules",
+        "postbox_outbox",
+        "postbox_outbox_keys");
+  }
+
+  @Override
+  protected int expectedStatements() {
+    return 5; // five tables, their indexes inline
+  }
+}
