@@ -77,8 +77,11 @@ abstract class FlywayRecipeContractTest {
   }
 
   private Flyway flyway() {
+    // the test database holds other suites' tables: adopt it as an existing application would
     return Flyway.configure()
         .dataSource(db.dataSource())
+        .baselineOnMigrate(true)
+        .baselineVersion("1")
         .javaMigrations(new V1_1__PostboxSchema())
         .load();
   }
@@ -95,7 +98,7 @@ abstract class FlywayRecipeContractTest {
         Sql.value(
             db.dataSource(),
             "SELECT CONCAT(version, '|', description, '|', CASE WHEN success THEN 'true' ELSE"
-                + " 'false' END) FROM flyway_schema_history WHERE version IS NOT NULL"));
+                + " 'false' END) FROM flyway_schema_history WHERE type = 'JDBC'"));
 
     MigrateResult second = flyway().migrate();
     assertEquals(0, second.migrationsExecuted);
