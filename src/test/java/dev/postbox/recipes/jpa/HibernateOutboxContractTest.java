@@ -1,37 +1,24 @@
 package dev.postbox.recipes.jpa;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
-import dev.postbox.DatabaseTest;
-import dev.postbox.Dispatcher;
-import dev.postbox.Envelope;
-import dev.postbox.Outbox;
-import dev.postbox.testing.Await;
-import dev.postbox.testing.RecordingTransport;
+import dev.postbox.recipes.OrderRecipeContractTest;
 import dev.postbox.testing.Sql;
 import jakarta.persistence.EntityManagerFactory;
 import jakarta.persistence.PersistenceConfiguration;
 import jakarta.persistence.RollbackException;
-import java.time.Duration;
 import org.hibernate.cfg.JdbcSettings;
 import org.hibernate.exception.ConstraintViolationException;
 import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * {@link HibernateOutboxRecipe}: the order row and its event commit together, and an exception in
- * the Hibernate transaction leaves neither, so nothing is delivered. Subclasses say which database.
+ * {@link HibernateOutboxRecipe} proves the ORM recipes' atomicity contract, and that a flush that
+ * fails at commit also rolls back the event written before it.
  */
-public abstract class HibernateOutboxContractTest extends DatabaseTest {
-  private static final Duration WAIT = Duration.ofSeconds(30);
-
-  private final Outbox outbox = Outbox.builder().build();
-  private RecordingTransport transport;
+public abstract class HibernateOutboxContractTest extends OrderRecipeContractTest {
   private HibernateOutboxRecipe recipe;
   private EntityManagerFactory entityManagers;
 
@@ -50,67 +37,19 @@ public abstract class HibernateOutboxContractTest extends DatabaseTest {
     entityManagers.close();
   }
 
-  @BeforeEach
-  void ordersTable() {
-    Sql.update(ds, "DROP TABLE IF EXISTS recipe_jpa_orders");
-    Sql.update(
-        ds,
-        "CREATE TABLE recipe_jpa_orders (id BIGINT NOT NULL PRIMARY KEY, amount INTEGER NOT NULL)");
-    transport = new RecordingTransport();
+  @Override
+  protected String ordersTable() {
+    return "recipe_jpa_orders";
+  }
+
+  @Override
+  protected void newRecipe() {
     recipe = new HibernateOutboxRecipe(entityManagers, outbox);
   }
 
-  @AfterEach
-  void dropOrdersTable() {
-    Sql.update(ds, "DROP TABLE IF EXISTS recipe_jpa_orders");
-  }
-
-  @Test
-  void committedOrderIsStoredAndItsEventDeliveredOnce() {
-    String eventId = recipe.place(1, 30);
-
-    assertEquals("order-1:placed", eventId);
-    assertEquals(1, orders());
-    assertEquals(30, amountOf(1));
-    assertEquals(
-        1, Sql.count(ds, "SELECT COUNT(*) FROM postbox_outbox WHERE event_id = ?", eventId));
-    startDispatcher();
-    Await.until(
-        WAIT, "the order's event", () -> transport.count(eventId) == 1 && outboxRows() == 0);
-    assertEquals(1, transport.total.get());
-    Envelope e = transport.envelopes.peek();
-    assertEquals("order.placed", e.topic());
-    assertEquals("1", e.key());
-    assertEquals("{\"orderId\":1,\"amount\":30}", e.payload());
-  }
-
-  @Test
-  void exceptionInTheTransactionRollsBackOrderAndEvent() {
-    startDispatcher();
-    RuntimeException outOfStock = new IllegalStateException("out of stock");
-
-    RuntimeException thrown =
-        assertThrows(
-            RuntimeException.class,
-            () ->
-                recipe.place(
-                    1,
-                    30,
-                    () -> {
-                      throw outOfStock;
-                    }));
-
-    assertSame(outOfStock, thrown); // inTransaction rolls back and rethrows it as it is
-    assertEquals(0, orders());
-    assertEquals(0, outboxRows());
-    // a barrier: once the next committed event is delivered, the dispatcher has had its chance
-    String barrier = recipe.place(2, 40);
-    Await.until(
-        WAIT, "the barrier's event", () -> transport.count(barrier) == 1 && outboxRows() == 0);
-    assertEquals(0, transport.count("order-1:placed"));
-    assertEquals(1, transport.total.get());
-    assertEquals(1, orders());
-    assertEquals(40, amountOf(2));
+  @Override
+  protected String place(long orderId, int amount, Runnable beforeCommit) {
+    return recipe.place(orderId, amount, beforeCommit);
   }
 
   @Test
@@ -127,31 +66,6 @@ public abstract class HibernateOutboxContractTest extends DatabaseTest {
     assertEquals(0, outboxRows());
     assertEquals(1, orders());
     assertEquals(1, amountOf(7));
-    String barrier = recipe.place(8, 40);
-    Await.until(
-        WAIT, "the barrier's event", () -> transport.count(barrier) == 1 && outboxRows() == 0);
-    assertEquals(0, transport.count("order-7:placed"));
-    assertEquals(1, transport.total.get());
-  }
-
-  private void startDispatcher() {
-    started(
-        Dispatcher.builder(ds)
-            .outbox(outbox, transport)
-            .instanceId(nextInstanceId())
-            .pollInterval(Duration.ofMillis(20))
-            .shutdownTimeout(Duration.ofSeconds(10)));
-  }
-
-  private long orders() {
-    return Sql.count(ds, "SELECT COUNT(*) FROM recipe_jpa_orders");
-  }
-
-  private long amountOf(long orderId) {
-    return Sql.count(ds, "SELECT amount FROM recipe_jpa_orders WHERE id = ?", orderId);
-  }
-
-  private long outboxRows() {
-    return Sql.count(ds, "SELECT COUNT(*) FROM postbox_outbox");
+    assertBarrierDeliveredAlone(8, "order-7:placed");
   }
 }
