@@ -8,6 +8,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
 import java.io.InputStream;
+import java.lang.module.Configuration;
+import java.lang.module.ModuleFinder;
 import java.net.URISyntaxException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -17,6 +19,7 @@ import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
+import java.util.Set;
 import java.util.jar.Attributes;
 import java.util.jar.JarEntry;
 import java.util.jar.JarFile;
@@ -93,7 +96,7 @@ class BundleIT {
               .forEach(names::add);
         }
         for (String name : names) {
-          String entryName = "dev/postbox/sql/" + db + "/" + name;
+          String entryName = "META-INF/postbox/sql/" + db + "/" + name;
           JarEntry entry = jar.getJarEntry(entryName);
           assertNotNull(entry, "Postbox packaging: the jar ships sql/" + db + "/" + name);
           try (InputStream in = jar.getInputStream(entry)) {
@@ -107,6 +110,45 @@ class BundleIT {
       }
     }
     System.out.printf("BundleIT: %d schema and upgrade files in the jar match sql/%n", files);
+  }
+
+  @Test
+  void anotherModuleReadsTheSchemasWhenTheJarIsOnTheModulePath() throws Exception {
+    // the built jar as a named module in a layer of its own, as a modular application has it
+    Path slf4j =
+        Path.of(org.slf4j.Logger.class.getProtectionDomain().getCodeSource().getLocation().toURI());
+    ModuleFinder finder = ModuleFinder.of(artifact(".jar"), slf4j);
+    Configuration configuration =
+        ModuleLayer.boot()
+            .configuration()
+            .resolve(finder, ModuleFinder.of(), Set.of("dev.postbox"));
+    ModuleLayer layer =
+        ModuleLayer.boot()
+            .defineModulesWithOneLoader(configuration, ClassLoader.getPlatformClassLoader());
+    Module postbox = layer.findModule("dev.postbox").orElseThrow();
+    assertTrue(
+        postbox.isNamed() && postbox.getDescriptor() != null, "dev.postbox is a named module");
+    assertFalse(
+        postbox.isOpen("dev.postbox", getClass().getModule()),
+        "the check is only worth something while the module is not open to this test");
+    ClassLoader loader = layer.findLoader("dev.postbox");
+    int files = 0;
+    for (String db : DATABASES) {
+      String name = "META-INF/postbox/sql/" + db + "/schema.sql";
+      byte[] expected =
+          Files.readAllBytes(baseDir().resolve("sql").resolve(db).resolve("schema.sql"));
+      try (InputStream viaModule = postbox.getResourceAsStream(name);
+          InputStream viaLoader = loader.getResourceAsStream(name)) {
+        assertNotNull(viaModule, "module path: Module.getResourceAsStream finds " + name);
+        assertNotNull(viaLoader, "module path: the module's class loader finds " + name);
+        assertArrayEquals(
+            expected, viaModule.readAllBytes(), name + " is sql/" + db + "/schema.sql");
+        assertArrayEquals(
+            expected, viaLoader.readAllBytes(), name + " is sql/" + db + "/schema.sql");
+      }
+      files++;
+    }
+    System.out.printf("BundleIT: %d schemas read from another module on the module path%n", files);
   }
 
   @Test

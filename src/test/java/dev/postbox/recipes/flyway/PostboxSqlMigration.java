@@ -14,9 +14,9 @@ import org.flywaydb.core.api.migration.Context;
 
 /**
  * A Flyway Java migration that runs one of the SQL files the Postbox jar ships ({@code
- * dev/postbox/sql/<db>/schema.sql} or {@code upgrade-N-to-M.sql}) for the database Flyway migrates.
- * Subclass it once per file, named in your own numbering ({@code V1_1__PostboxSchema}); Flyway
- * takes the version and description from the subclass's name.
+ * META-INF/postbox/sql/<db>/schema.sql} or {@code upgrade-N-to-M.sql}) for the database Flyway
+ * migrates. Subclass it once per file, named in your own numbering ({@code V1_1__PostboxSchema});
+ * Flyway takes the version and description from the subclass's name.
  *
  * <p>Runs on Flyway's migration connection, inside Flyway's transaction where the database has
  * transactional DDL (PostgreSQL); MySQL and MariaDB commit each DDL statement on their own.
@@ -43,9 +43,11 @@ public abstract class PostboxSqlMigration extends BaseJavaMigration {
     }
   }
 
-  /** The classpath name of a shipped file, e.g. {@code dev/postbox/sql/postgresql/schema.sql}. */
+  /**
+   * The resource name of a shipped file, e.g. {@code META-INF/postbox/sql/postgresql/schema.sql}.
+   */
   static String resource(String folder, String file) {
-    return "dev/postbox/sql/" + folder + "/" + file;
+    return "META-INF/postbox/sql/" + folder + "/" + file;
   }
 
   /** The folder of the database's shipped files, from the JDBC driver's product name. */
@@ -67,9 +69,8 @@ public abstract class PostboxSqlMigration extends BaseJavaMigration {
   }
 
   /**
-   * Reads a file of the Postbox jar. Class path only: on the module path the {@code
-   * dev/postbox/sql} folders are packages of the {@code dev.postbox} module, closed to other
-   * modules, and nothing is found.
+   * Reads a file of the Postbox jar, on the class path or the module path: {@code META-INF} is no
+   * package, so the {@code dev.postbox} module does not encapsulate it.
    */
   static String read(String resource) throws IOException {
     // the loader that loaded Postbox finds its jar's files, whatever loader loaded Flyway
