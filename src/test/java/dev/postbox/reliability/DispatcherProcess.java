@@ -233,12 +233,14 @@ public final class DispatcherProcess {
       }
 
       @Override
-      public void execute(String payload) throws Exception {
-        Matcher m = ID.matcher(payload);
+      public void execute(dev.postbox.JobContext job) throws Exception {
+        Matcher m = ID.matcher(job.payload());
         if (!m.find()) {
           throw new IllegalStateException("rel: job payload without id");
         }
-        attempt(instance, m.group(1), 0, payload);
+        // the attempt the claim counted, not the row read later: a process frozen before that
+        // read would see the next owner's attempt and work as long as a retry does
+        attempt(instance, m.group(1), job.attempt(), job.payload());
       }
     };
   }
@@ -259,15 +261,16 @@ public final class DispatcherProcess {
   }
 
   /**
-   * One delivery attempt: work, decide the outcome, record it. {@code attempt} is 0 for jobs (read
-   * from the row instead). {@code item} is the envelope or the job payload.
+   * One delivery attempt: work, decide the outcome, record it. {@code attempt} is the claim's count
+   * (0 where unknown: then a retry is recognised by the row's count). {@code item} is the envelope
+   * or the job payload.
    */
   private void attempt(String instance, String eventId, int attempt, Object item) throws Exception {
     String payload = item instanceof Envelope e ? e.payload() : (String) item;
     Matcher sleep = SLEEP.matcher(payload);
     long work = sleep.find() ? Long.parseLong(sleep.group(1)) : workMillis;
     Matcher retrySleep = RETRY_SLEEP.matcher(payload);
-    if (retrySleep.find() && jobAttempts(eventId) > 1) {
+    if (retrySleep.find() && (attempt > 0 ? attempt : jobAttempts(eventId)) > 1) {
       work = Long.parseLong(retrySleep.group(1));
     }
     if (work > 0) {
