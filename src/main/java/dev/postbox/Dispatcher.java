@@ -254,11 +254,12 @@ public final class Dispatcher implements AutoCloseable {
   }
 
   /**
-   * Stops claiming, hands rows claimed but not started back (due at once for any instance, the
-   * attempt not counted), waits up to {@code shutdownTimeout} for running deliveries, then
-   * interrupts what is still running and waits up to 5 seconds more. Then it writes the outcomes
-   * and stops renewing leases; a row whose delivery is still running stays leased until its lease
-   * runs out. A delivery that throws because of the interrupt is handed back too.
+   * Stops claiming, hands rows claimed but not started back (due again when they were due before
+   * the claim, so they keep their turn, for any instance; the attempt not counted), waits up to
+   * {@code shutdownTimeout} for running deliveries, then interrupts what is still running and waits
+   * up to 5 seconds more. Then it writes the outcomes and stops renewing leases; a row whose
+   * delivery is still running stays leased until its lease runs out. A delivery that throws because
+   * of the interrupt is handed back too.
    *
    * <p>The tables are closed one after another, the outbox's first: each waits up to {@code
    * shutdownTimeout}, and the job table is still claimed while the outbox's closes. If the calling
@@ -336,7 +337,7 @@ public final class Dispatcher implements AutoCloseable {
     private final Map<String, RecurringJobs.Declared> recurring = new LinkedHashMap<>();
     private int batchSize = 100;
     private int concurrency = 16;
-    private int claimsInFlight = 1;
+    private int claimsInFlight = 4;
     private Duration pollInterval = Duration.ofSeconds(1);
     private Duration lease = Duration.ofMinutes(2);
     private int maxAttempts = 10;
@@ -461,14 +462,14 @@ public final class Dispatcher implements AutoCloseable {
     }
 
     /**
-     * Claims per table at once while claims come back full, 1 to 64; default 1. With more than one,
-     * an idle or lightly loaded table still has one claim at a time; when a claim takes a whole
-     * batch, rows are waiting beyond it and up to this many claims run at once, each on its own
-     * pooled connection, so a backlog drains at the speed of several connections (see the
-     * performance guide for the measured effect). At most this many batches wait for a delivery
-     * slot. Extra claims stop at the first failed delivery until the next success; rows they
-     * claimed before a transport outage began are handed back, so the outage's first probes may not
-     * take the messages their turn would. On SQLite (one writer) claims are always one at a time.
+     * Claims per table at once while claims come back full, 1 to 64; default 4. An idle or lightly
+     * loaded table has one claim at a time; when a claim takes a whole batch, rows are waiting
+     * beyond it and up to this many claims run at once, each on its own pooled connection, so a
+     * backlog drains at the speed of several connections (see the performance guide for the
+     * measured effect). At most this many batches wait for a delivery slot. Extra claims stop at
+     * the first failed delivery until the next success; rows they claimed but had not started when
+     * a transport outage began are handed back due when they were due before, so they keep their
+     * turn. On SQLite (one writer) claims are always one at a time.
      *
      * @param claimsInFlight the most claims per table at once
      * @return this builder

@@ -32,9 +32,9 @@ public interface Transport {
    * shutdownTimeout} for running sends, then interrupts the threads of those still running (at once
    * if the thread calling {@code close()} is interrupted). A send that then throws with its
    * thread's interrupt status set, or with an {@link InterruptedException} in its cause chain, has
-   * its message handed back: due again at once, the attempt not counted. A send that ignores the
-   * interrupt is left running: {@code close()} waits up to 5 seconds more for it and returns, and
-   * the message is claimed again once its lease runs out.
+   * its message handed back: due again as before its claim, the attempt not counted. A send that
+   * ignores the interrupt is left running: {@code close()} waits up to 5 seconds more for it and
+   * returns, and the message is claimed again once its lease runs out.
    *
    * @param envelope the message to send, with its attempt number
    * @throws Exception if the broker did not accept the message; it is retried with backoff

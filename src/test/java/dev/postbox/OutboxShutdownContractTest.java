@@ -9,9 +9,13 @@ import dev.postbox.testing.RecordingTransport;
 import dev.postbox.testing.Sql;
 import dev.postbox.testing.Threads;
 import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -23,6 +27,22 @@ import org.junit.jupiter.api.Test;
  * hands them back), proven on every database.
  */
 public abstract class OutboxShutdownContractTest extends OutboxSuite {
+
+  /** Each row's available_at, as the driver renders it (SQLite: epoch millis, zero-padded). */
+  private Map<Long, String> dueTimes() throws Exception {
+    Map<Long, String> due = new HashMap<>();
+    try (Connection c = ds.getConnection();
+        Statement s = c.createStatement();
+        ResultSet rs = s.executeQuery("SELECT id, available_at FROM postbox_outbox")) {
+      while (rs.next()) {
+        Object value = rs.getObject(2);
+        due.put(
+            rs.getLong(1),
+            value instanceof Number n ? String.format("%020d", n.longValue()) : value.toString());
+      }
+    }
+    return due;
+  }
 
   @Test
   void aCloseInterruptedWhileWaitingStillInterruptsHandsBackAndStopsEveryThread() throws Exception {
@@ -104,12 +124,13 @@ public abstract class OutboxShutdownContractTest extends OutboxSuite {
   }
 
   @Test
-  void closeHandsBackRowsThatWereClaimedButNotStarted() throws Exception {
+  void closeHandsBackRowsThatWereClaimedButNotStartedInTheirTurn() throws Exception {
     List<Message> messages = new ArrayList<>();
     for (int i = 0; i < 10; i++) {
       messages.add(Message.of("t", "{}").eventId("c-" + i));
     }
     add(messages.toArray(Message[]::new));
+    Map<Long, String> dueBefore = dueTimes();
     CountDownLatch firstStarted = new CountDownLatch(1);
     CountDownLatch release = new CountDownLatch(1);
     AtomicInteger sent = new AtomicInteger();
@@ -138,6 +159,14 @@ public abstract class OutboxShutdownContractTest extends OutboxSuite {
 
     assertEquals(1, sent.get(), "only the started row was sent");
     assertEquals(9, rows(), "the first was completed, nine are left");
+    Map<Long, String> dueAfter = dueTimes();
+    if (db.database() == Database.SQLITE) {
+      // UPDATE … RETURNING returns the values as updated: a hand-back is due at once
+      dueAfter.forEach((id, due) -> assertTrue(due.compareTo(dueBefore.get(id)) >= 0));
+    } else {
+      dueBefore.keySet().retainAll(dueAfter.keySet());
+      assertEquals(dueBefore, dueAfter, "handed back rows are due as they were: in their turn");
+    }
     try (Connection c = ds.getConnection()) {
       QueueStats stats = outbox.stats(c);
       assertEquals(9, stats.due(), "handed-back rows are due at once");

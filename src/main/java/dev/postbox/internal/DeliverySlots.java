@@ -232,7 +232,10 @@ final class DeliverySlots<T> {
     }
   }
 
-  /** Hands back the rows waiting for a slot: due again at once, attempt refunded. */
+  /**
+   * Hands back the rows waiting for a slot: due when they were before their claim, attempt
+   * refunded.
+   */
   void handBackWaiting() {
     List<Claimed<T>> rows = new ArrayList<>();
     lock.lock();

@@ -1,5 +1,7 @@
 package dev.postbox.internal.sql;
 
+import java.time.Instant;
+
 /**
  * A row this instance holds a lease on.
  *
@@ -14,6 +16,8 @@ package dev.postbox.internal.sql;
  * @param defect why the row could not be read (it is parked, never delivered); null if it could
  * @param key the key whose order the row keeps; null if its table is not ordered by key or the row
  *     has none
+ * @param due when the row was due before this claim leased it, so that a hand-back puts it back in
+ *     its turn; null where the claim cannot return it (SQLite: hand-backs are due at once)
  */
 public record Claimed<T>(
     long id,
@@ -24,16 +28,22 @@ public record Claimed<T>(
     String topic,
     T item,
     String defect,
-    String key) {
+    String key,
+    Instant due) {
 
   public Claimed(
       long id, int attempt, int claims, int maxAttempts, String ref, String topic, T item) {
-    this(id, attempt, claims, maxAttempts, ref, topic, item, null, null);
+    this(id, attempt, claims, maxAttempts, ref, topic, item, null, null, null);
   }
 
   /** This row, keeping the order of {@code key}. */
   Claimed<T> keyed(String key) {
-    return new Claimed<>(id, attempt, claims, maxAttempts, ref, topic, item, defect, key);
+    return new Claimed<>(id, attempt, claims, maxAttempts, ref, topic, item, defect, key, due);
+  }
+
+  /** This row, due at {@code due} before its claim. */
+  Claimed<T> dueAt(Instant due) {
+    return new Claimed<>(id, attempt, claims, maxAttempts, ref, topic, item, defect, key, due);
   }
 
   /** A claimed row whose columns could not be turned into an item. */
@@ -47,6 +57,7 @@ public record Claimed<T>(
         "?",
         null,
         "row could not be read: " + problem,
+        null,
         null);
   }
 }

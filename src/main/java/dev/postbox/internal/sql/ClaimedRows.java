@@ -17,7 +17,9 @@ final class ClaimedRows {
    * finish}, also reads the count of finished rows every row of a combined claim carries; with
    * {@code windowRows}, the size of the window of due rows a claim ordered by key searched for
    * heads, which every row of such a claim carries (a row with a NULL id only carries the counts).
-   * On a table ordered by key, each row keeps its key.
+   * On a table ordered by key, each row keeps its key; where the claim returns it, each row keeps
+   * the {@code available_at} it had before the claim ({@code due_before_claim}), so that a
+   * hand-back restores it.
    */
   static <T> void read(
       ResultSet rs,
@@ -49,6 +51,9 @@ final class ClaimedRows {
       } catch (RuntimeException e) {
         // e.g. headers written by something else: park this row, never block the others
         row = Claimed.unreadable(id, attempt, claims, Text.errorOf(e));
+      }
+      if (sql.claimReturnsDue) {
+        row = row.dueAt(dialect.readInstant(rs, "due_before_claim"));
       }
       into.add(keyColumn == null ? row : row.keyed(rs.getString(keyColumn)));
     }

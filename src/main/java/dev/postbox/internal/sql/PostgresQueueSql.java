@@ -25,8 +25,8 @@ final class PostgresQueueSql implements QueueSqlHome {
   public String claim() {
     return """
         WITH claim$lease (lease_owner, lease_millis) AS (SELECT CAST(? AS VARCHAR), CAST(? AS BIGINT)),
-        claim$due (due_id) AS MATERIALIZED (
-          SELECT id FROM {table}
+        claim$due (due_id, due_available_at) AS MATERIALIZED (
+          SELECT id, available_at FROM {table}
           WHERE state = 0 AND available_at <= statement_timestamp(){filter}
           ORDER BY available_at, id LIMIT {limit} FOR UPDATE SKIP LOCKED)
         {lease}"""
@@ -44,8 +44,8 @@ final class PostgresQueueSql implements QueueSqlHome {
     return """
         WITH claim$lease (lease_owner, lease_millis) AS (SELECT CAST(? AS VARCHAR), CAST(? AS BIGINT)),
         claim$finished AS ({finish} RETURNING id AS finished$id),
-        claim$due (due_id) AS MATERIALIZED (
-          SELECT id FROM {table}
+        claim$due (due_id, due_available_at) AS MATERIALIZED (
+          SELECT id, available_at FROM {table}
           WHERE state = 0 AND available_at <= statement_timestamp(){filter}
           ORDER BY available_at, id LIMIT {limit} FOR UPDATE SKIP LOCKED),
         claim$claimed AS ({lease})
@@ -120,7 +120,7 @@ final class PostgresQueueSql implements QueueSqlHome {
         SET leased_by = claim$lease.lease_owner, attempts = attempts + 1, claims = claims + 1{claimSet},
           available_at = statement_timestamp() + claim$lease.lease_millis * interval '1 millisecond'
         FROM claim$due, claim$lease WHERE id = claim$due.due_id
-        RETURNING id, attempts, claims, created_at, {columns}""";
+        RETURNING id, attempts, claims, created_at, {columns}, claim$due.due_available_at AS due_before_claim""";
 
   private static final String HEADS =
       """
@@ -139,9 +139,9 @@ final class PostgresQueueSql implements QueueSqlHome {
 
   private static final String RUNS =
       """
-      claim$next (next_id, next_pos, head_at, head_id) AS MATERIALIZED (
-          SELECT n.id, n.pos, h.head_at, h.head_id FROM claim$heads h CROSS JOIN LATERAL (
-            SELECT f.id, row_number() OVER (ORDER BY f.id) AS pos,
+      claim$next (next_id, next_at, next_pos, head_at, head_id) AS MATERIALIZED (
+          SELECT n.id, n.available_at, n.pos, h.head_at, h.head_id FROM claim$heads h CROSS JOIN LATERAL (
+            SELECT f.id, f.available_at, row_number() OVER (ORDER BY f.id) AS pos,
               bool_and(f.available_at <= statement_timestamp()) OVER (ORDER BY f.id) AS ready
             FROM (
               SELECT id, available_at FROM (
@@ -151,11 +151,11 @@ final class PostgresQueueSql implements QueueSqlHome {
                 ORDER BY claim$follower.id LIMIT {limit}) claim$capped
               LIMIT (SELECT ({limit} - 1) / GREATEST(COUNT(*), 1) FROM claim$heads)) f) n
           WHERE h.head_key IS NOT NULL AND n.ready),
-        claim$due (due_id) AS MATERIALIZED (
-          SELECT due_id FROM (
-            SELECT head_id AS due_id FROM claim$heads
+        claim$due (due_id, due_available_at) AS MATERIALIZED (
+          SELECT due_id, due_available_at FROM (
+            SELECT head_id AS due_id, head_at AS due_available_at FROM claim$heads
             UNION ALL
-            (SELECT next_id FROM claim$next ORDER BY next_pos, head_at, head_id
+            (SELECT next_id, next_at FROM claim$next ORDER BY next_pos, head_at, head_id
              LIMIT {limit} - (SELECT COUNT(*) FROM claim$heads))) claim$all
           LIMIT (SELECT room FROM claim$lease))""";
 
@@ -197,8 +197,8 @@ final class PostgresQueueSql implements QueueSqlHome {
   public String probe() {
     return """
         WITH claim$lease (lease_owner, lease_millis) AS (SELECT CAST(? AS VARCHAR), CAST(? AS BIGINT)),
-        claim$due (due_id) AS MATERIALIZED (
-          SELECT id FROM {table}
+        claim$due (due_id, due_available_at) AS MATERIALIZED (
+          SELECT id, available_at FROM {table}
           WHERE state = 0 AND available_at <= statement_timestamp(){filter}{excluded}
           ORDER BY id DESC LIMIT ? FOR UPDATE SKIP LOCKED)
         {lease}"""
@@ -246,6 +246,15 @@ final class PostgresQueueSql implements QueueSqlHome {
     return """
         UPDATE {table}
         SET attempts = attempts - 1, available_at = statement_timestamp(), leased_by = NULL
+        WHERE id = ? AND leased_by = ? AND claims = ?""";
+  }
+
+  /** Params: available_at, id, leased_by, claims. */
+  @Override
+  public String releaseTo() {
+    return """
+        UPDATE {table}
+        SET attempts = attempts - 1, available_at = ?, leased_by = NULL
         WHERE id = ? AND leased_by = ? AND claims = ?""";
   }
 

@@ -8,6 +8,7 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
 
 /**
@@ -18,6 +19,7 @@ import java.util.List;
 public final class QueueSql {
   final Dialect dialect;
   final Statements statements;
+  final boolean claimReturnsDue; // claimed rows carry their available_at from before the claim
   private final String table;
   private final QueueSqlHome home;
   final List<String> beginClaim;
@@ -36,6 +38,7 @@ public final class QueueSql {
   private final String fail;
   private final String park;
   private final String release;
+  private final String releaseTo;
   private final String extend;
   final String cleanup;
   private final String vacuum;
@@ -99,6 +102,8 @@ public final class QueueSql {
     this.fail = fill(home.fail(), t, batchSize);
     this.park = fill(home.park(), t, batchSize);
     this.release = fill(home.release(), t, batchSize);
+    this.releaseTo = fill(home.releaseTo(), t, batchSize);
+    this.claimReturnsDue = home.claimReturnsDue();
     this.extend = fill(home.extend(), t, batchSize);
     this.cleanup = fill(home.cleanup(), t, batchSize);
     this.vacuum = fill(home.vacuum(), t, batchSize);
@@ -354,12 +359,21 @@ public final class QueueSql {
     }
   }
 
-  /** {@link QueueSqlHome#release}: hands a row back. False if the fence did not hold. */
-  public boolean release(Connection c, long id, String owner, int claims) throws SQLException {
-    try (PreparedStatement ps = c.prepareStatement(release)) {
-      ps.setLong(1, id);
-      ps.setString(2, owner);
-      ps.setInt(3, claims);
+  /**
+   * {@link QueueSqlHome#releaseTo}: hands a row back, due again when it was due before its claim
+   * ({@code due}), so it keeps its turn among the others; {@link QueueSqlHome#release} (due now) if
+   * {@code due} is null. False if the fence did not hold.
+   */
+  public boolean release(Connection c, long id, String owner, int claims, Instant due)
+      throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement(due == null ? release : releaseTo)) {
+      int p = 1;
+      if (due != null) {
+        dialect.bindInstant(ps, p++, due);
+      }
+      ps.setLong(p++, id);
+      ps.setString(p++, owner);
+      ps.setInt(p, claims);
       return ps.executeUpdate() == 1;
     }
   }

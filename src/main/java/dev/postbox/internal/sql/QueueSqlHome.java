@@ -213,9 +213,25 @@ interface QueueSqlHome {
   String park();
 
   /**
-   * Hand back a row not started: due at once, attempt not counted. Params: id, leased_by, claims.
+   * Hand back a row not started: due at once, attempt not counted (where the claim did not return
+   * the row's due time). Params: id, leased_by, claims.
    */
   String release();
+
+  /**
+   * {@link #release} to the time the row was due before its claim. Params: available_at, id,
+   * leased_by, claims.
+   */
+  String releaseTo();
+
+  /**
+   * Whether every claim returns each row's {@code available_at} as it was before the claim, in a
+   * column {@code due_before_claim} (a job row's own {@code available_at} is already the lease's
+   * end), for {@link #releaseTo}.
+   */
+  default boolean claimReturnsDue() {
+    return true;
+  }
 
   /** Extends the leases of rows still held. Params: lease millis, leased_by, the ids. */
   String extend();
