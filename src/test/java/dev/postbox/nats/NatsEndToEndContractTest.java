@@ -268,7 +268,10 @@ public abstract class NatsEndToEndContractTest extends DatabaseTest {
         orders.parkedRows());
   }
 
-  /** Only in {@code -Plong}, for the reason given on the ordered run with a server stop. */
+  /**
+   * The server stopped (SIGTERM) for 10 s and started again on the same port and store while events
+   * keep being committed. In {@code -Plong}: the outage alone takes 10 s.
+   */
   @Test
   @Tag("long")
   void serverStoppedTenSecondsMidRunParksNothingAndLosesNothing() throws Exception {
@@ -348,9 +351,10 @@ public abstract class NatsEndToEndContractTest extends DatabaseTest {
   }
 
   /**
-   * As above, then the server is stopped for 10 s. Only in {@code -Plong}: with jnats 2.25.1 and
-   * nats-server 2.9.10, about one restart in three leaves a client connection that reports
-   * CONNECTED but receives nothing more (a fresh connection works), and the run stalls.
+   * As above, then the server is stopped for 10 s. In {@code -Plong}: the outage alone takes 10 s.
+   * Named after what broke: with jnats 2.25.1 about one restart in three left a client connection
+   * that reported CONNECTED but received nothing more, and the run stalled (jnats 2.26.2 and a 5 s
+   * {@link NatsServer#PING_INTERVAL ping interval} fixed it).
    */
   @Test
   @Tag("long")
