@@ -6,7 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.zaxxer.hikari.HikariDataSource;
-import dev.postbox.Backoff;
 import dev.postbox.DatabaseTest;
 import dev.postbox.Dispatcher;
 import dev.postbox.Envelope;
@@ -559,15 +558,9 @@ public abstract class NatsEndToEndContractTest extends DatabaseTest {
   }
 
   private Dispatcher.Builder dispatcher(Transport transport) {
-    return Dispatcher.builder(ds)
+    return NatsDispatcherProcess.settings(ds)
         .outbox(outbox, transport)
         .instanceId(nextInstanceId())
-        .batchSize(100)
-        .concurrency(32)
-        .pollInterval(Duration.ofMillis(50))
-        .backoff(Backoff.fixed(Duration.ofMillis(200)))
-        .lease(Duration.ofSeconds(2))
-        .shutdownTimeout(Duration.ofSeconds(10))
         .listener(events);
   }
 
