@@ -15,6 +15,7 @@ import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.IntPredicate;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -184,10 +185,11 @@ public abstract class NatsEndToEndContractTest extends NatsEndToEndFixture {
 
   /**
    * The server stopped (SIGTERM) for 10 s and started again on the same port and store while events
-   * keep being committed (about 17 s per database; the ordered run across a kill and a server stop
-   * is in {@code -Plong}).
+   * keep being committed. In {@code -Plong} (about 17 s per database), to keep {@code mvn verify}
+   * within CI's time limit.
    */
   @Test
+  @Tag("long")
   void serverStoppedTenSecondsMidRunParksNothingAndLosesNothing() throws Exception {
     NatsConsumer consumer =
         consumer("all", prefix + ".>", 1_000, 4, Ledger.effects("test"), e -> true);

@@ -249,15 +249,6 @@ final class PostgresQueueSql implements QueueSqlHome {
         WHERE id = ? AND leased_by = ? AND claims = ?""";
   }
 
-  /** Params: available_at, id, leased_by, claims. */
-  @Override
-  public String releaseTo() {
-    return """
-        UPDATE {table}
-        SET attempts = attempts - 1, available_at = ?, leased_by = NULL
-        WHERE id = ? AND leased_by = ? AND claims = ?""";
-  }
-
   /** Params: lease millis, leased_by, the ids. */
   @Override
   public String extend() {

@@ -220,9 +220,14 @@ interface QueueSqlHome {
 
   /**
    * {@link #release} to the time the row was due before its claim. Params: available_at, id,
-   * leased_by, claims.
+   * leased_by, claims. The same on every database; unused where {@link #claimReturnsDue} is false.
    */
-  String releaseTo();
+  default String releaseTo() {
+    return """
+        UPDATE {table}
+        SET attempts = attempts - 1, available_at = ?, leased_by = NULL
+        WHERE id = ? AND leased_by = ? AND claims = ?""";
+  }
 
   /**
    * Whether every claim returns each row's {@code available_at} as it was before the claim, in a

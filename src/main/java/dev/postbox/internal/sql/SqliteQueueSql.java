@@ -205,15 +205,6 @@ final class SqliteQueueSql implements QueueSqlHome {
         WHERE id = ? AND leased_by = ? AND claims = ?""");
   }
 
-  /** Params: available_at, id, leased_by, claims. Unused: a claim cannot return available_at. */
-  @Override
-  public String releaseTo() {
-    return sql(
-        """
-        UPDATE {table} SET attempts = attempts - 1, available_at = ?, leased_by = NULL
-        WHERE id = ? AND leased_by = ? AND claims = ?""");
-  }
-
   // UPDATE … RETURNING returns the values as updated: a hand-back is due at once, behind the rows
   // due before it (one claim at a time on SQLite, so only rows of the last claim can move)
   @Override
