@@ -148,12 +148,14 @@ final class ClaimLoop<T> implements Runnable {
     }
     List<Claimed<T>> rows;
     Carried carried = null; // successes this claim records too
+    boolean probeClaim = false;
     try {
       // in an outage the one row claimed is a probe, from the newest and the oldest end by turns:
       // one never attempted and not probed yet in this outage, else one not probed yet, else
       // (every due row failed a probe) any again
       List<Long> probed = outage.probeExclusions();
       boolean oldest = probed != null && outage.probeFromOldest();
+      probeClaim = probed != null;
       carried = probed == null ? writer.queue().takeForClaim() : null;
       // an empty claim proves the lane idle if nothing was held and nothing else happened meanwhile
       long activity = idle.touched();
@@ -204,7 +206,9 @@ final class ClaimLoop<T> implements Runnable {
     // has arrived for 1 ms: under a steady stream of adds, hundreds of ms late)
     idleWaitNanos = FIRST_IDLE_WAIT_NANOS;
     Listeners.call(() -> settings.listener().claimed(table, rows.size()));
-    deliveries.startAll(rows, true);
+    // only a probe claim may start a delivery in an outage: a batch claimed before the outage
+    // began goes back, due as before, instead of sending a row the outage does not track as probe
+    deliveries.startAll(rows, probeClaim);
     return true;
   }
 
