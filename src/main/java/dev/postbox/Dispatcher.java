@@ -335,7 +335,7 @@ public final class Dispatcher implements AutoCloseable {
     private Inbox inbox;
     private Map<String, JobHandler> handlers = Map.of();
     private final Map<String, RecurringJobs.Declared> recurring = new LinkedHashMap<>();
-    private int batchSize = 100;
+    private int batchSize = 500;
     private int concurrency = 16;
     private int claimsInFlight = 4;
     private Duration pollInterval = Duration.ofSeconds(1);
@@ -436,7 +436,9 @@ public final class Dispatcher implements AutoCloseable {
     }
 
     /**
-     * Rows claimed per round trip, 1 to 10,000; default 100.
+     * Rows claimed per round trip, 1 to 10,000; default 500. A lane holds at most about {@code
+     * claimsInFlight × batchSize} claimed rows plus those being delivered, so lower it for large
+     * payloads.
      *
      * @param batchSize the most rows per claim
      * @return this builder

@@ -125,7 +125,7 @@ public final class PerformanceHarness {
           List.of(50_000, 500_000),
           List.of(50_000),
           3,
-          100,
+          500,
           16,
           Duration.ofSeconds(1),
           4,
