@@ -437,8 +437,8 @@ public final class Dispatcher implements AutoCloseable {
 
     /**
      * Rows claimed per round trip, 1 to 10,000; default 500. A lane holds at most about {@code
-     * claimsInFlight × batchSize} claimed rows plus those being delivered, so lower it for large
-     * payloads.
+     * (claimsInFlight + 1) × batchSize} claimed rows plus those being delivered, so lower it for
+     * large payloads.
      *
      * @param batchSize the most rows per claim
      * @return this builder
