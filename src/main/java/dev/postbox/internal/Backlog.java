@@ -31,11 +31,6 @@ final class Backlog {
     }
   }
 
-  /** True if the last claim came back full. */
-  boolean full() {
-    return waiting;
-  }
-
   /** Waits until a claim came back full; false if {@code stopping} holds first. */
   boolean awaitFull(BooleanSupplier stopping) {
     lock.lock();

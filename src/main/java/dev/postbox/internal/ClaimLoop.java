@@ -138,11 +138,7 @@ final class ClaimLoop<T> implements Runnable {
     if (extra) {
       return extraClaimOnce();
     }
-    // while claims come back full and deliveries succeed, claim the next batch as soon as less than
-    // a batch waits for a slot, as the extra loops do, so that the slots do not run dry while it is
-    // claimed; where one claim is in flight at a time (SQLite) this is the only such overlap
-    boolean ahead = backlog.full() && outage.succeeding();
-    if (!(ahead ? slots.awaitRoom() : slots.awaitSlot())) {
+    if (!slots.awaitSlot()) {
       return false;
     }
     int limit = outage.claimLimit(settings.batchSize());
