@@ -133,6 +133,33 @@ final class RelDb implements AutoCloseable {
         "CREATE INDEX rel_deliveries_event ON rel_deliveries (event_id, attempt)");
   }
 
+  /**
+   * True if a write transaction can begin within 200 ms: on SQLite, that no other process holds the
+   * one write lock (a dispatcher frozen inside a write would keep it until it thaws).
+   */
+  boolean writeLockFree() {
+    try (Connection c = ds().getConnection();
+        Statement s = c.createStatement()) {
+      long previous;
+      try (ResultSet rs = s.executeQuery("PRAGMA busy_timeout")) {
+        rs.next();
+        previous = rs.getLong(1);
+      }
+      s.execute("PRAGMA busy_timeout = 200");
+      try {
+        s.execute("BEGIN IMMEDIATE");
+        s.execute("ROLLBACK");
+        return true;
+      } catch (SQLException busy) {
+        return false;
+      } finally {
+        s.execute("PRAGMA busy_timeout = " + previous);
+      }
+    } catch (SQLException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
   long count(String sql, Object... params) {
     Object value = value(sql, params);
     return value == null ? 0 : ((Number) value).longValue();
