@@ -148,7 +148,7 @@ final class Drain {
       long machine = PerformanceHarness.machineCpuMicros();
       long nanos = c.runner().run(db, n, d, p);
       double cpuPerRow = (processCpuNanos() - cpu) / 1e3 / n;
-      // the database's share, where it runs on this machine: machine less client
+      // every process on the machine, the database included where it runs here
       double machinePerRow = (PerformanceHarness.machineCpuMicros() - machine) / (double) n;
       String problems = d.problems();
       if (!problems.isEmpty()) {
