@@ -3,6 +3,7 @@ package dev.postbox;
 import dev.postbox.internal.Joins;
 import dev.postbox.internal.dialect.Dialect;
 import dev.postbox.internal.jdbc.Jdbc;
+import dev.postbox.internal.jdbc.Retry;
 import dev.postbox.internal.jdbc.SqlFunction;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -88,45 +89,51 @@ final class RecurringJobs {
   }
 
   private void declare(Declared d) {
-    String schedule = d.schedule().toString();
-    for (int attempt = 1; ; attempt++) {
-      try {
-        write(
-            c -> {
-              Instant now = now(c);
-              String[] stored = stored(c, d.name());
-              if (stored == null) {
-                update(c, sql.insert, d.name(), schedule, d.payload(), d.schedule().first(now));
-                log.info(
-                    "{} - recurring job '{}': {} stored, first run due {}",
-                    instanceId,
-                    d.name(),
-                    schedule,
-                    d.schedule().first(now));
-              } else if (!stored[0].equals(schedule)) {
-                Instant next = d.schedule().first(now);
-                update(c, sql.redeclare, schedule, d.payload(), next, d.name());
-                log.info(
-                    "{} - recurring job '{}': schedule changed from {} to {}, next run due {}",
-                    instanceId,
-                    d.name(),
-                    stored[0],
-                    schedule,
-                    next);
-              } else if (!stored[1].equals(d.payload())) {
-                update(c, sql.repayload, d.payload(), d.name());
-                log.info("{} - recurring job '{}': payload changed", instanceId, d.name());
-              }
-              return null;
-            });
-        return;
-      } catch (SQLException e) {
-        // two dispatchers storing a new schedule at once: one insert collides; read it again
-        if (attempt >= 3 || !sql.dialect.isDuplicateKey(e)) {
-          throw Jdbc.wrap("storing the schedule of recurring job '" + d.name() + "'", e);
-        }
-      }
+    try {
+      // dispatchers storing a new schedule at once: one insert collides, or (MariaDB) the locking
+      // reads of the missing row took gap locks and the inserts deadlock; read it again
+      Retry.transients(
+          e -> sql.dialect.isDuplicateKey(e) || sql.dialect.isTransient(e),
+          () -> write(c -> store(c, d)),
+          e ->
+              log.debug(
+                  "{} - recurring job '{}': storing collided with another dispatcher; again",
+                  instanceId,
+                  d.name(),
+                  e));
+    } catch (SQLException e) {
+      throw Jdbc.wrap("storing the schedule of recurring job '" + d.name() + "'", e);
     }
+  }
+
+  /** Inserts {@code d}, or updates the stored row where it differs; in the caller's transaction. */
+  private Void store(Connection c, Declared d) throws SQLException {
+    String schedule = d.schedule().toString();
+    Instant now = now(c);
+    String[] stored = stored(c, d.name());
+    if (stored == null) {
+      update(c, sql.insert, d.name(), schedule, d.payload(), d.schedule().first(now));
+      log.info(
+          "{} - recurring job '{}': {} stored, first run due {}",
+          instanceId,
+          d.name(),
+          schedule,
+          d.schedule().first(now));
+    } else if (!stored[0].equals(schedule)) {
+      Instant next = d.schedule().first(now);
+      update(c, sql.redeclare, schedule, d.payload(), next, d.name());
+      log.info(
+          "{} - recurring job '{}': schedule changed from {} to {}, next run due {}",
+          instanceId,
+          d.name(),
+          stored[0],
+          schedule,
+          next);
+    } else if (!stored[1].equals(d.payload())) {
+      update(c, sql.repayload, d.payload(), d.name());
+      log.info("{} - recurring job '{}': payload changed", instanceId, d.name());
+    }
+    return null;
   }
 
   private String[] stored(Connection c, String name) throws SQLException {

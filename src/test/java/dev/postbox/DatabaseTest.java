@@ -51,6 +51,13 @@ public abstract class DatabaseTest {
     return "test-" + instances.incrementAndGet();
   }
 
+  /** Builds and registers for closing, without starting. */
+  protected Dispatcher built(Dispatcher.Builder builder) {
+    Dispatcher d = builder.build();
+    dispatchers.add(d);
+    return d;
+  }
+
   /** Builds, registers for closing, and starts. */
   protected Dispatcher started(Dispatcher.Builder builder) {
     Dispatcher d = builder.build();

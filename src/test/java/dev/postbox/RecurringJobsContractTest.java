@@ -19,6 +19,7 @@ import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.CyclicBarrier;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
@@ -81,6 +82,49 @@ public abstract class RecurringJobsContractTest extends DatabaseTest {
       assertEquals(
           Duration.ofSeconds(1), Duration.between(ticks.get(i - 1), ticks.get(i)), "a missed tick");
     }
+  }
+
+  /**
+   * Dispatchers starting at the same moment on a table that does not yet hold the schedule: each
+   * one's read finds nothing and each inserts. On MariaDB the locking reads of a missing row take
+   * gap locks and the inserts deadlock; the loser must read again, not fail to start.
+   */
+  @Test
+  void dispatchersStartingAtOnceWithANewScheduleAllStartAndStoreItOnce() throws Exception {
+    int rounds = 5;
+    int perRound = 4;
+    for (int round = 0; round < rounds; round++) {
+      String name = "fresh-" + round;
+      List<Dispatcher> built = new ArrayList<>();
+      for (int i = 0; i < perRound; i++) {
+        built.add(
+            built(
+                dispatcher(jobs, JobHandler.of(name, run -> {}))
+                    .recurring(Schedule.cron("0 0 0 1 1 *"), name, "{}")));
+      }
+      CyclicBarrier together = new CyclicBarrier(perRound);
+      List<Throwable> failures = new CopyOnWriteArrayList<>();
+      List<Thread> starters = new ArrayList<>();
+      for (Dispatcher d : built) {
+        starters.add(
+            Thread.ofPlatform()
+                .start(
+                    () -> {
+                      try {
+                        together.await();
+                        d.start();
+                      } catch (Throwable e) {
+                        failures.add(e);
+                      }
+                    }));
+      }
+      for (Thread t : starters) {
+        t.join();
+      }
+      assertEquals(List.of(), failures, "dispatchers that failed to start in round " + round);
+      built.forEach(Dispatcher::close);
+    }
+    assertEquals(rounds, schedules().size(), "schedules stored: " + schedules());
   }
 
   @Test

@@ -47,14 +47,27 @@ final class Scenarios {
   List<Child> startAll(Harness h, int n, Map<String, String> options) {
     List<Thread> starters = new ArrayList<>();
     List<Child> out = java.util.Collections.synchronizedList(new ArrayList<>());
+    List<RuntimeException> failures = java.util.Collections.synchronizedList(new ArrayList<>());
     for (int i = 0; i < n; i++) {
-      starters.add(Thread.ofPlatform().start(() -> out.add(h.start("d", options))));
+      starters.add(
+          Thread.ofPlatform()
+              .start(
+                  () -> {
+                    try {
+                      out.add(h.start("d", options));
+                    } catch (RuntimeException e) {
+                      failures.add(e);
+                    }
+                  }));
     }
     for (Thread t : starters) {
       join(t);
     }
     if (out.size() != n) {
-      throw new IllegalStateException("only " + out.size() + " of " + n + " processes started");
+      IllegalStateException e =
+          new IllegalStateException("only " + out.size() + " of " + n + " processes started");
+      failures.forEach(e::addSuppressed);
+      throw e;
     }
     return out;
   }
