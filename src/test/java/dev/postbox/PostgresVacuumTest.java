@@ -9,9 +9,11 @@ import dev.postbox.testing.CountingVacuums;
 import dev.postbox.testing.RecordingTransport;
 import dev.postbox.testing.Sql;
 import dev.postbox.testing.TestDatabase;
+import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.SQLRecoverableException;
 import java.sql.SQLTransientConnectionException;
+import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -68,6 +70,47 @@ class PostgresVacuumTest extends DatabaseTest {
     Await.until(WAIT, "the drain", () -> transport.total.get() == 2000);
     Await.until(WAIT, "a vacuum", () -> vacuums() > before);
     assertEquals(0, transport.duplicated());
+  }
+
+  private long vacuumsUnderWay() {
+    return Sql.count(
+        ds,
+        "SELECT count(*) FROM pg_stat_activity WHERE state = 'active'"
+            + " AND query LIKE 'VACUUM%postbox_outbox%' AND pid <> pg_backend_pid()");
+  }
+
+  /**
+   * A vacuum started by a drain's last rows used to run on after close(), into whatever the
+   * application did next. Here it waits on a lock another session holds; close() cancels it and
+   * returns only when it is over.
+   */
+  @Test
+  void closeCancelsAVacuumUnderWayAndWaitsForIt() throws Exception {
+    Outbox outbox = Outbox.builder().build();
+    add(outbox, "c-", 100);
+    try (Connection blocker = ds.getConnection();
+        Statement s = blocker.createStatement()) {
+      blocker.setAutoCommit(false);
+      // conflicts with VACUUM, not with the claims' and deletes' row locks
+      s.execute("LOCK TABLE postbox_outbox IN SHARE UPDATE EXCLUSIVE MODE");
+      RecordingTransport transport = new RecordingTransport();
+      Dispatcher dispatcher =
+          started(
+              Dispatcher.builder(ds)
+                  .outbox(outbox, transport)
+                  .instanceId(nextInstanceId())
+                  .pollInterval(Duration.ofMillis(20))
+                  .batchSize(50)
+                  .vacuumEvery(50));
+      Await.until(WAIT, "the drain", () -> transport.total.get() == 100);
+      Await.until(WAIT, "a vacuum waiting for the lock", () -> vacuumsUnderWay() == 1);
+
+      dispatcher.close();
+
+      assertEquals(0, vacuumsUnderWay(), "vacuums still running after close()");
+      blocker.rollback();
+    }
+    assertEquals(0, outboxRows(), "rows left after the drain");
   }
 
   /**

@@ -31,6 +31,7 @@ public final class Lane<T> {
   private final Deliveries<T> deliveries;
   private final DeliverySlots<T> slots;
   private final OutcomeWriter writer;
+  private final Vacuum vacuum;
   private final ClaimLoop<T> claimLoop;
   private final List<ClaimLoop<T>> extraLoops = new ArrayList<>();
   private final Backlog backlog = new Backlog();
@@ -60,12 +61,9 @@ public final class Lane<T> {
     boolean keepDone = !settings.retention().isZero();
     WriteGate gate = new WriteGate(dialect.oneWriter());
     Outage outage = new Outage(settings, table.name());
-    LaneReport report =
-        new LaneReport(
-            settings,
-            table.name(),
-            new Vacuum(dataSource, sql.vacuum(), settings.vacuumEvery(), settings.instanceId()),
-            table.keyOrder());
+    this.vacuum =
+        new Vacuum(dataSource, sql.vacuum(), settings.vacuumEvery(), settings.instanceId());
+    LaneReport report = new LaneReport(settings, table.name(), vacuum, table.keyOrder());
     // the claim loop's claimingSoon is read by the writer: the loop exists before it runs
     ClaimLoop<?>[] loopRef = new ClaimLoop<?>[1];
     this.writer =
@@ -235,6 +233,7 @@ public final class Lane<T> {
       interrupted |= cleaner.close();
     }
     interrupted |= writer.close(settings.shutdownTimeout().plusSeconds(5));
+    interrupted |= vacuum.close(); // after the writer, whose last finishes may start one
     interrupted |= renewer.close(); // last: rows stay leased until their outcomes are written
     if (!held.isEmpty()) {
       log.warn(
