@@ -77,7 +77,8 @@ public final class PerformanceHarness {
    * @param idleWindow how long W2 measures CPU with the dispatcher idle
    * @param sustainedSize the sustained drain's backlog (PostgreSQL only)
    * @param sustainedWindow rows per window of the sustained drain
-   * @param warmupSize rows drained (floor and Postbox) per database before measuring; 0 for none
+   * @param warmupSize rows each W1 contestant drains per database before measuring, again until the
+   *     JIT compilers are done with it (see {@link Drain#warmUp}); 0 for none
    * @param h2Limit W1 sizes above this are skipped on H2 (in-memory H2 drains only a few thousand
    *     rows/s with either contestant and has no target)
    * @param floorThreads W1's floor grid: loops draining at once
@@ -133,7 +134,7 @@ public final class PerformanceHarness {
           Duration.ofSeconds(3),
           500_000,
           50_000,
-          5_000,
+          50_000,
           50_000,
           List.of(1, 2, 4),
           List.of(100, 500),
