@@ -304,6 +304,9 @@ public final class PerformanceHarness {
         for (BenchDb db : all) {
           log("warm-up on %s", db.name());
           new Drain(this, false).warmUp(db, config.warmupSize());
+          if (config.workloads().contains(Workload.JOBS)) {
+            new Drain(this, true).warmUp(db, config.warmupSize());
+          }
           new ProduceDeliver(this).warmUp(db);
         }
       }
