@@ -83,12 +83,16 @@ final class Vacuum {
                 c.clearWarnings();
                 try (Statement s = c.createStatement()) {
                   executing = s;
-                  // set before closed is read, as close sets closed before it reads executing:
-                  // either this sees closed or close sees the statement to cancel
-                  if (closed) {
-                    return null;
+                  try {
+                    // set before closed is read, as close sets closed before it reads executing:
+                    // either this sees closed or close sees the statement to cancel
+                    if (closed) {
+                      return null;
+                    }
+                    s.execute(statement);
+                  } finally {
+                    executing = null; // before the connection goes back to the pool
                   }
-                  s.execute(statement);
                   // pgjdbc hands a non-owner's "skipping" WARNING to the statement; a driver may
                   // give it to the connection instead
                   SQLWarning found = refusalIn(s.getWarnings());
@@ -125,7 +129,6 @@ final class Vacuum {
           everyRows,
           e);
     } finally {
-      executing = null;
       running.set(false);
     }
   }
