@@ -337,7 +337,7 @@ public final class Dispatcher implements AutoCloseable {
     private final Map<String, RecurringJobs.Declared> recurring = new LinkedHashMap<>();
     private int batchSize = 500;
     private int concurrency = 16;
-    private int claimsInFlight = 4;
+    private int claimsInFlight = 2;
     private Duration pollInterval = Duration.ofSeconds(1);
     private Duration lease = Duration.ofMinutes(2);
     private int maxAttempts = 10;
@@ -464,7 +464,7 @@ public final class Dispatcher implements AutoCloseable {
     }
 
     /**
-     * Claims per table at once while claims come back full, 1 to 64; default 4. An idle or lightly
+     * Claims per table at once while claims come back full, 1 to 64; default 2. An idle or lightly
      * loaded table has one claim at a time; when a claim takes a whole batch, rows are waiting
      * beyond it and up to this many claims run at once, each on its own pooled connection, so a
      * backlog drains at the speed of several connections (see the performance guide for the
