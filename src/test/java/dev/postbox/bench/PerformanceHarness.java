@@ -307,7 +307,13 @@ public final class PerformanceHarness {
           if (config.workloads().contains(Workload.JOBS)) {
             new Drain(this, true).warmUp(db, config.warmupSize());
           }
-          new ProduceDeliver(this).warmUp(db);
+          // producers' warm-up only where producers are measured: with W1 alone it cost a minute
+          // and put W2's samples into a W1 profile
+          if (config.workloads().contains(Workload.W2)
+              || config.workloads().contains(Workload.W0)
+              || config.workloads().contains(Workload.ORDERED)) {
+            new ProduceDeliver(this).warmUp(db);
+          }
         }
       }
       if (config.workloads().contains(Workload.W1)) {
