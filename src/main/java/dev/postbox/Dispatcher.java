@@ -471,7 +471,10 @@ public final class Dispatcher implements AutoCloseable {
      * measured effect). At most this many batches wait for a delivery slot. Extra claims stop at
      * the first failed delivery until the next success; rows they claimed but had not started when
      * a transport outage began are handed back due when they were due before, so they keep their
-     * turn. On SQLite (one writer) claims are always one at a time.
+     * turn. On SQLite (one writer) claims are always one at a time. With one claim at a time
+     * (SQLite, or 1 here) and sends slow next to claims, the next claim of a backlog starts once
+     * fewer than a batch of claimed rows wait for a slot, so the deliveries do not run dry while it
+     * runs.
      *
      * @param claimsInFlight the most claims per table at once
      * @return this builder

@@ -23,6 +23,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.locks.LockSupport;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -160,6 +161,56 @@ public abstract class OutboxDeliveryContractTest extends OutboxSuite {
     assertTrue(
         claimingThreads.size() >= loops,
         "claims came from " + claimingThreads + ", expected at least " + loops + " loops");
+  }
+
+  @Test
+  void aLaneWithOneClaimLoopAndSlowSendsClaimsTheNextBatchWhileTheLastOneStillWaitsForSlots() {
+    // slow sends must not run out of rows while the only loop claims: once it has waited for slots
+    // longer than a claim takes, it claims again when fewer than a batch wait, not when every
+    // claimed row has started and a slot is free
+    int n = 30;
+    List<Message> backlog = new ArrayList<>();
+    for (int i = 0; i < n; i++) {
+      backlog.add(Message.of("t", "{}").eventId("w-" + i));
+    }
+    add(backlog.toArray(Message[]::new));
+    RecordingTransport transport =
+        new RecordingTransport() {
+          @Override
+          public void send(Envelope envelope) throws Exception {
+            long until = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(20);
+            for (long left = until - System.nanoTime();
+                left > 0;
+                left = until - System.nanoTime()) {
+              LockSupport.parkNanos(left); // a slow broker
+            }
+            super.send(envelope);
+          }
+        };
+    AtomicInteger claimed = new AtomicInteger();
+    AtomicInteger sentAtThirdClaim = new AtomicInteger(-1);
+    started(
+        dispatcher(transport)
+            .batchSize(10)
+            .concurrency(1)
+            .claimsInFlight(1)
+            .listener(
+                new Listener() {
+                  @Override
+                  public void claimed(String table, int count) {
+                    if (claimed.addAndGet(count) == 3 * 10) {
+                      sentAtThirdClaim.set(transport.total.get());
+                    }
+                  }
+                }));
+
+    Await.until(WAIT, "all delivered", () -> transport.total.get() >= n && rows() == 0);
+    assertDeliveredOnceEach(transport, n);
+    // waiting for every row of the second batch to start would have taken 20 sends
+    int sent = sentAtThirdClaim.get();
+    assertTrue(
+        sent >= 10 && sent < 20,
+        "sends done when the third batch was claimed: " + sent + ", expected 10 to 19");
   }
 
   @Test

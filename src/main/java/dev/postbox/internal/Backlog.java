@@ -31,6 +31,11 @@ final class Backlog {
     }
   }
 
+  /** True while the last claim came back full. */
+  boolean full() {
+    return waiting;
+  }
+
   /** Waits until a claim came back full; false if {@code stopping} holds first. */
   boolean awaitFull(BooleanSupplier stopping) {
     lock.lock();

@@ -9,6 +9,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.atomic.LongAdder;
 
 /**
  * Runs a lane's deliveries: each row on its own thread with the {@link Deliverer} (the rows of one
@@ -25,6 +26,9 @@ final class Deliveries<T> {
   private Runnable keyFreed = () -> {};
   private DeliverySlots<T> slots;
   private volatile ClassLoader contextClassLoader; // the starter's, for every delivery
+  // how long the transport or handler took, over every row delivered: whether sends are slow
+  private final LongAdder sentRows = new LongAdder();
+  private final LongAdder sendNanos = new LongAdder();
 
   Deliveries(
       Deliverer<T> deliverer,
@@ -51,6 +55,16 @@ final class Deliveries<T> {
   /** The slots the deliveries run in; set once, before the first claim. */
   void runIn(DeliverySlots<T> slots) {
     this.slots = slots;
+  }
+
+  /** Rows delivered so far (each send or a batch's rows), for {@link #sendNanos}. */
+  long sentRows() {
+    return sentRows.sum();
+  }
+
+  /** The time the transport or handler took over every delivery so far. */
+  long sendNanos() {
+    return sendNanos.sum();
   }
 
   /** Every delivery runs with the context class loader of the thread that calls this. */
@@ -184,6 +198,8 @@ final class Deliveries<T> {
       if (outcome == null) {
         outcome = FailurePolicy.none(row, System.nanoTime() - started);
       }
+      sendNanos.add(System.nanoTime() - started);
+      sentRows.increment();
       outcomes.add(outcome);
       outage.ended(row.id());
     }
@@ -237,6 +253,8 @@ final class Deliveries<T> {
           batch[i] = FailurePolicy.none(rows.get(i), System.nanoTime() - started);
         }
       }
+      sendNanos.add(System.nanoTime() - started);
+      sentRows.add(rows.size());
       outcomes.addAll(batch);
       outage.ended(rows.get(0).id());
       slots.finished();

@@ -89,11 +89,11 @@ public final class Lane<T> {
             () -> stopping,
             deliveries::task);
     deliveries.runIn(slots);
-    this.claimLoop = claimLoop(dataSource, sql, keepDone, gate, report, outage, false);
     // one writer at a time (SQLite): a second claim in flight would only wait for the first
     int extra = dialect.oneWriter() ? 0 : settings.claimsInFlight() - 1;
+    this.claimLoop = claimLoop(dataSource, sql, keepDone, gate, report, outage, false, extra == 0);
     for (int i = 0; i < extra; i++) {
-      extraLoops.add(claimLoop(dataSource, sql, keepDone, gate, report, outage, true));
+      extraLoops.add(claimLoop(dataSource, sql, keepDone, gate, report, outage, true, false));
     }
     loopRef[0] = claimLoop;
     deliveries.onKeyFreed(claimLoop::wakeUp);
@@ -126,7 +126,8 @@ public final class Lane<T> {
       WriteGate gate,
       LaneReport report,
       Outage outage,
-      boolean extra) {
+      boolean extra,
+      boolean onlyLoop) {
     Claimer<T> claimer =
         new Claimer<>(
             dataSource,
@@ -149,7 +150,8 @@ public final class Lane<T> {
         this::stopAfter,
         backlog,
         idle,
-        extra);
+        extra,
+        onlyLoop);
   }
 
   public String table() {

@@ -28,6 +28,7 @@ final class Drain {
 
   static final String POSTBOX = "Postbox";
   static final String MINIMAL = "minimal";
+  static final String SEND_CEILING = "1 ms sends, the JDK alone";
 
   private final PerformanceHarness h;
   private final boolean jobs;
@@ -130,6 +131,13 @@ final class Drain {
               results.computeIfAbsent(key, k -> new ArrayList<>()).add(r[0]);
               results.computeIfAbsent(key + "/cpu", k -> new ArrayList<>()).add(r[1]);
             }
+            if (h.config.drainVariants().contains(DrainVariant.SLOW_SEND)) {
+              double ceiling = sendCeiling(db, n, rep);
+              results
+                  .computeIfAbsent(
+                      DrainReport.key(db, n, kind, SEND_CEILING), k -> new ArrayList<>())
+                  .add(ceiling);
+            }
           }
         }
       }
@@ -191,6 +199,20 @@ final class Drain {
     } catch (Exception e) {
       h.problem(what + ": failed: " + e);
       return new double[] {Double.NaN, Double.NaN, Double.NaN};
+    }
+  }
+
+  /** {@link SendCeiling} for {@code n} sends, beside the drains of the same repetition. */
+  private double sendCeiling(BenchDb db, int n, int rep) {
+    try {
+      double rate = SendCeiling.rate(n, DrainVariant.SLOW_SEND_CONCURRENCY);
+      h.log(
+          "W1 %s %d %s rep %d: %s sends/s", db.name(), n, SEND_CEILING, rep + 1, Stats.rate(rate));
+      return rate;
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      h.problem(SEND_CEILING + ": interrupted");
+      return Double.NaN;
     }
   }
 
@@ -275,7 +297,7 @@ final class Drain {
   }
 
   /** A send that waits 1 ms for its broker: I/O-bound, no CPU. */
-  private static void slowSend() {
+  static void slowSend() {
     long until = System.nanoTime() + 1_000_000;
     for (long left = 1_000_000; left > 0; left = until - System.nanoTime()) {
       LockSupport.parkNanos(left);
