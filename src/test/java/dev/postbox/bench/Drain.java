@@ -13,6 +13,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.LockSupport;
 
 /**
@@ -28,6 +29,9 @@ final class Drain {
 
   static final String POSTBOX = "Postbox";
   static final String MINIMAL = "minimal";
+  // the 1 ms sends of the drain being measured: how many, and how long they really took
+  private static final LongAdder SLOW_SENDS = new LongAdder();
+  private static final LongAdder SLOW_SEND_NANOS = new LongAdder();
   static final String SEND_CEILING = "1 ms sends, the JDK alone";
 
   private final PerformanceHarness h;
@@ -205,9 +209,19 @@ final class Drain {
   /** {@link SendCeiling} for {@code n} sends, beside the drains of the same repetition. */
   private double sendCeiling(BenchDb db, int n, int rep) {
     try {
+      long cpu = processCpuNanos();
+      SLOW_SENDS.reset();
+      SLOW_SEND_NANOS.reset();
       double rate = SendCeiling.rate(n, DrainVariant.SLOW_SEND_CONCURRENCY);
       h.log(
-          "W1 %s %d %s rep %d: %s sends/s", db.name(), n, SEND_CEILING, rep + 1, Stats.rate(rate));
+          "W1 %s %d %s rep %d: %s sends/s, client CPU %s µs/send, %s ms per send",
+          db.name(),
+          n,
+          SEND_CEILING,
+          rep + 1,
+          Stats.rate(rate),
+          Stats.decimal((processCpuNanos() - cpu) / 1e3 / n, 1),
+          Stats.millis(SLOW_SEND_NANOS.sum() / (double) Math.max(1, SLOW_SENDS.sum())));
       return rate;
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
@@ -250,8 +264,30 @@ final class Drain {
         Duration retention = kind == Floor.Kind.JOBS_DONE ? Duration.ofDays(1) : Duration.ZERO;
         b.jobs(Jobs.builder().retention(retention).build(), handler(variant, d));
       }
-      return timed(b.build(), p, n);
+      if (variant != DrainVariant.SLOW_SEND) {
+        return timed(b.build(), p, n);
+      }
+      SLOW_SENDS.reset();
+      SLOW_SEND_NANOS.reset();
+      long nanos = timed(b.build(), p, n);
+      logSlowSends(db, n, nanos, SLOW_SENDS.sum(), SLOW_SEND_NANOS.sum());
+      return nanos;
     };
+  }
+
+  /**
+   * How long the 1 ms sends really took, and how busy that kept the slots: rows/s × time per send ÷
+   * concurrency (1.0: every slot sending all the time).
+   */
+  private void logSlowSends(BenchDb db, int n, long nanos, long sends, long sendNanos) {
+    double perSend = sends == 0 ? Double.NaN : sendNanos / (double) sends;
+    double rate = n / (nanos / 1e9);
+    h.log(
+        "W1 %s %d 1 ms sends: %s ms per send, slots busy %s",
+        db.name(),
+        n,
+        Stats.millis(perSend),
+        Stats.decimal(rate * perSend / 1e9 / DrainVariant.SLOW_SEND_CONCURRENCY, 2));
   }
 
   private Transport transport(DrainVariant variant, Deliveries d) {
@@ -298,10 +334,13 @@ final class Drain {
 
   /** A send that waits 1 ms for its broker: I/O-bound, no CPU. */
   static void slowSend() {
-    long until = System.nanoTime() + 1_000_000;
+    long started = System.nanoTime();
+    long until = started + 1_000_000;
     for (long left = 1_000_000; left > 0; left = until - System.nanoTime()) {
       LockSupport.parkNanos(left);
     }
+    SLOW_SEND_NANOS.add(System.nanoTime() - started);
+    SLOW_SENDS.increment();
   }
 
   private long timed(Dispatcher dispatcher, Progress p, int n) throws InterruptedException {
