@@ -468,13 +468,13 @@ public final class Dispatcher implements AutoCloseable {
      * loaded table has one claim at a time; when a claim takes a whole batch, rows are waiting
      * beyond it and up to this many claims run at once, each on its own pooled connection, so a
      * backlog drains at the speed of several connections (see the performance guide for the
-     * measured effect). At most this many batches wait for a delivery slot. Extra claims stop at
-     * the first failed delivery until the next success; rows they claimed but had not started when
-     * a transport outage began are handed back due when they were due before, so they keep their
-     * turn. On SQLite (one writer) claims are always one at a time. With one claim at a time
-     * (SQLite, or 1 here) and sends slow next to claims, the next claim of a backlog starts once
-     * fewer than a batch of claimed rows wait for a slot, so the deliveries do not run dry while it
-     * runs.
+     * measured effect). At most this many batches wait for a delivery slot (two with one claim at a
+     * time, when it claims ahead of slow sends, below). Extra claims stop at the first failed
+     * delivery until the next success; rows they claimed but had not started when a transport
+     * outage began are handed back due when they were due before, so they keep their turn. On
+     * SQLite (one writer) claims are always one at a time. With one claim at a time (SQLite, or 1
+     * here) and sends slow next to claims, the next claim of a backlog starts once fewer than a
+     * batch of claimed rows wait for a slot, so the deliveries do not run dry while it runs.
      *
      * @param claimsInFlight the most claims per table at once
      * @return this builder

@@ -165,9 +165,9 @@ public abstract class OutboxDeliveryContractTest extends OutboxSuite {
 
   @Test
   void aLaneWithOneClaimLoopAndSlowSendsClaimsTheNextBatchWhileTheLastOneStillWaitsForSlots() {
-    // slow sends must not run out of rows while the only loop claims: once it has waited for slots
-    // longer than a claim takes, it claims again when fewer than a batch wait, not when every
-    // claimed row has started and a slot is free
+    // slow sends must not run out of rows while the only loop claims: once its sends have proven
+    // slow next to a claim (the second claim, after ten 20 ms sends), it claims again when fewer
+    // than a batch wait, not when every claimed row has started and a slot is free
     int n = 30;
     List<Message> backlog = new ArrayList<>();
     for (int i = 0; i < n; i++) {

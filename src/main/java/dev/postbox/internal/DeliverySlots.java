@@ -19,9 +19,9 @@ import org.slf4j.LoggerFactory;
  * virtual thread (never pooled: a thread-local set by one delivery must not reach the next). A
  * delivery is one row, a run of rows of one key, or all rows of a claim for a batch transport
  * ({@link Deliveries#units}). Claimed deliveries wait for a slot; a delivery that ends while others
- * wait starts the next one itself and passes its slot on, so the claim loop wakes once per batch
- * (when it has started and a slot is free), not once per row. Thread-safe: the claim loop, delivery
- * threads and close() meet here under one lock.
+ * wait starts the next one itself and passes its slot on, so a claim loop wakes once per batch
+ * (when it has started and a slot is free, or when fewer than a batch waits), not once per row.
+ * Thread-safe: the claim loops, delivery threads and close() meet here under one lock.
  */
 final class DeliverySlots<T> {
   private static final Logger log = LoggerFactory.getLogger(DeliverySlots.class);
@@ -284,7 +284,7 @@ final class DeliverySlots<T> {
    * Waits until fewer than a batch of claimed rows wait for a slot, however many deliveries run, so
    * that the next claim is under way while the last ones are delivered; false if the lane is
    * stopping. With every loop of a lane waiting here or in {@link #awaitSlot}, at most a batch per
-   * loop waits.
+   * loop waits, plus one more batch when the main loop waits here.
    */
   boolean awaitRoom() {
     lock.lock();
