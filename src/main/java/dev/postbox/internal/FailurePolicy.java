@@ -42,7 +42,7 @@ final class FailurePolicy {
       }
       if (outageEvidence
           && !(e instanceof RejectedMessageException)
-          && !outage.failedAndCounts(row.id(), row.attempt())) {
+          && !outage.failedAndCounts(row.id(), row.attempt() > 1 && row.failedBefore())) {
         return new Outcome(row, Outcome.Kind.REFUNDED, e, outage.untilProbe(), elapsed);
       }
       if (row.attempt() >= maxAttempts(row)) {

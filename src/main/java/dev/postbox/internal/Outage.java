@@ -12,13 +12,16 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Tells a broker outage from poison messages: once {@value #THRESHOLD} different rows have failed
- * their first attempt with no success in between, the lane stops claiming, failures stop counting
+ * for the first time with no success in between, the lane stops claiming, failures stop counting
  * against the rows, and one row at a time is sent as a probe, with growing pauses, until one
  * succeeds. A probe is the newest due row whose probe has not failed yet in this outage, so a burst
  * of poison that looks like an outage is ended by the next healthy message, and one failing row is
- * not probed again and again while others wait. Only first attempts are evidence: a row that failed
- * before and fails again looks like poison, so it is counted and eventually parked, however many
- * such rows retry together.
+ * not probed again and again while others wait. Only a row's first failure is evidence: a row that
+ * failed before and fails again looks like poison, so it is counted and eventually parked, however
+ * many such rows retry together. A row claimed again after a crash or a lost lease has not failed
+ * before, though its attempt is not its first: after a crash such rows are the oldest due, so they
+ * are the ones sending when the broker goes down, and with only first attempts as evidence they
+ * would fill every slot and be parked before a first attempt got one.
  */
 final class Outage {
   private static final Logger log = LoggerFactory.getLogger(Outage.class);
@@ -191,11 +194,12 @@ final class Outage {
   }
 
   /**
-   * Records a failure; true if it counts as an attempt of the row, false during an outage. The
-   * pause before the next probe grows only when the probe itself fails, not for deliveries that
-   * were already running when the outage began.
+   * Records a failure; true if it counts as an attempt of the row, false during an outage. {@code
+   * failedBefore}: an earlier attempt of the row failed, so this failure is no evidence of an
+   * outage. The pause before the next probe grows only when the probe itself fails, not for
+   * deliveries that were already running when the outage began.
    */
-  boolean failedAndCounts(long rowId, int attempt) {
+  boolean failedAndCounts(long rowId, boolean failedBefore) {
     if (!enabled) {
       return true;
     }
@@ -216,8 +220,8 @@ final class Outage {
         }
         return false;
       }
-      if (attempt > 1) {
-        return true; // a retry failing again is no evidence of an outage
+      if (failedBefore) {
+        return true; // a row failing again is no evidence of an outage
       }
       failedSinceSuccess.add(rowId);
       failuresSinceSuccess = true;
@@ -234,7 +238,7 @@ final class Outage {
       lock.unlock();
     }
     log.warn(
-        "{} - {}: {} different messages failed their first attempt with no success between them;"
+        "{} - {}: {} different messages failed for the first time with no success between them;"
             + " treating it as a"
             + " transport outage: pausing dispatch and probing with one message, attempts are not"
             + " counted until one succeeds",

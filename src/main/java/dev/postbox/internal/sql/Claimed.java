@@ -18,6 +18,9 @@ import java.time.Instant;
  *     has none
  * @param due when the row was due before this claim leased it, so that a hand-back puts it back in
  *     its turn; null where the claim cannot return it (SQLite: hand-backs are due at once)
+ * @param failedBefore true if an earlier attempt of the row failed (it has a {@code last_error});
+ *     false for a row whose earlier attempts, if any, ended with no outcome (a crash, a lost
+ *     lease), so that its failure is as much evidence of an outage as a first attempt's
  */
 public record Claimed<T>(
     long id,
@@ -29,21 +32,18 @@ public record Claimed<T>(
     T item,
     String defect,
     String key,
-    Instant due) {
+    Instant due,
+    boolean failedBefore) {
 
   public Claimed(
       long id, int attempt, int claims, int maxAttempts, String ref, String topic, T item) {
-    this(id, attempt, claims, maxAttempts, ref, topic, item, null, null, null);
+    this(id, attempt, claims, maxAttempts, ref, topic, item, null, null, null, false);
   }
 
-  /** This row, keeping the order of {@code key}. */
-  Claimed<T> keyed(String key) {
-    return new Claimed<>(id, attempt, claims, maxAttempts, ref, topic, item, defect, key, due);
-  }
-
-  /** This row, due at {@code due} before its claim. */
-  Claimed<T> dueAt(Instant due) {
-    return new Claimed<>(id, attempt, claims, maxAttempts, ref, topic, item, defect, key, due);
+  /** This row as its claim found it: keeping the order of {@code key}, due at {@code due}. */
+  Claimed<T> as(String key, Instant due, boolean failedBefore) {
+    return new Claimed<>(
+        id, attempt, claims, maxAttempts, ref, topic, item, defect, key, due, failedBefore);
   }
 
   /** A claimed row whose columns could not be turned into an item. */
@@ -58,6 +58,7 @@ public record Claimed<T>(
         null,
         "row could not be read: " + problem,
         null,
-        null);
+        null,
+        false);
   }
 }

@@ -4,6 +4,7 @@ import dev.postbox.internal.Text;
 import dev.postbox.internal.dialect.Dialect;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.time.Instant;
 import java.util.List;
 import java.util.function.IntConsumer;
 
@@ -19,7 +20,7 @@ final class ClaimedRows {
    * heads, which every row of such a claim carries (a row with a NULL id only carries the counts).
    * On a table ordered by key, each row keeps its key; where the claim returns it, each row keeps
    * the {@code available_at} it had before the claim ({@code due_before_claim}), so that a
-   * hand-back restores it.
+   * hand-back restores it; each row says whether an earlier attempt failed ({@code failed_before}).
    */
   static <T> void read(
       ResultSet rs,
@@ -52,10 +53,9 @@ final class ClaimedRows {
         // e.g. headers written by something else: park this row, never block the others
         row = Claimed.unreadable(id, attempt, claims, Text.errorOf(e));
       }
-      if (sql.claimReturnsDue) {
-        row = row.dueAt(dialect.readInstant(rs, "due_before_claim"));
-      }
-      into.add(keyColumn == null ? row : row.keyed(rs.getString(keyColumn)));
+      Instant due = sql.claimReturnsDue ? dialect.readInstant(rs, "due_before_claim") : null;
+      String key = keyColumn == null ? null : rs.getString(keyColumn);
+      into.add(row.as(key, due, rs.getBoolean("failed_before")));
     }
   }
 }

@@ -50,7 +50,7 @@ final class MySqlQueueSql implements QueueSqlHome {
   @Override
   public String lockCandidates() {
     return """
-        SELECT id, attempts, claims, created_at, {columns}, available_at AS due_before_claim FROM {table} FORCE INDEX (PRIMARY)
+        SELECT id, attempts, claims, last_error IS NOT NULL AS failed_before, created_at, {columns}, available_at AS due_before_claim FROM {table} FORCE INDEX (PRIMARY)
         WHERE id IN ({ids}) AND state = 0 AND available_at <= UTC_TIMESTAMP(6){filter}
         LIMIT ? FOR UPDATE SKIP LOCKED""";
   }
@@ -59,7 +59,7 @@ final class MySqlQueueSql implements QueueSqlHome {
   @Override
   public String lockProbeCandidates() {
     return """
-        SELECT id, attempts, claims, created_at, {columns}, available_at AS due_before_claim FROM {table} FORCE INDEX (PRIMARY)
+        SELECT id, attempts, claims, last_error IS NOT NULL AS failed_before, created_at, {columns}, available_at AS due_before_claim FROM {table} FORCE INDEX (PRIMARY)
         WHERE id IN ({ids}) AND state = 0 AND available_at <= UTC_TIMESTAMP(6){filter}
         ORDER BY id DESC LIMIT ? FOR UPDATE SKIP LOCKED""";
   }
@@ -106,7 +106,7 @@ final class MySqlQueueSql implements QueueSqlHome {
   @Override
   public String lockFollowers() {
     return """
-        SELECT id, attempts, claims, created_at, {columns}, available_at AS due_before_claim FROM {table} FORCE INDEX (PRIMARY)
+        SELECT id, attempts, claims, last_error IS NOT NULL AS failed_before, created_at, {columns}, available_at AS due_before_claim FROM {table} FORCE INDEX (PRIMARY)
         WHERE id IN ({ids}) AND state = 0 AND available_at <= UTC_TIMESTAMP(6) FOR UPDATE""";
   }
 

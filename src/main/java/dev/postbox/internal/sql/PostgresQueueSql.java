@@ -120,7 +120,7 @@ final class PostgresQueueSql implements QueueSqlHome {
         SET leased_by = claim$lease.lease_owner, attempts = attempts + 1, claims = claims + 1{claimSet},
           available_at = statement_timestamp() + claim$lease.lease_millis * interval '1 millisecond'
         FROM claim$due, claim$lease WHERE id = claim$due.due_id
-        RETURNING id, attempts, claims, created_at, {columns}, claim$due.due_available_at AS due_before_claim""";
+        RETURNING id, attempts, claims, last_error IS NOT NULL AS failed_before, created_at, {columns}, claim$due.due_available_at AS due_before_claim""";
 
   private static final String HEADS =
       """

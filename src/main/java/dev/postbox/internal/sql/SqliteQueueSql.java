@@ -38,7 +38,7 @@ final class SqliteQueueSql implements QueueSqlHome {
         WHERE id IN (
           SELECT id FROM {table} WHERE state = 0 AND available_at <= {now}{filter}
           ORDER BY available_at, id LIMIT {limit})
-        RETURNING id, attempts, claims, created_at, {columns}""");
+        RETURNING id, attempts, claims, last_error IS NOT NULL AS failed_before, created_at, {columns}""");
   }
 
   /**
@@ -62,7 +62,7 @@ final class SqliteQueueSql implements QueueSqlHome {
               GROUP BY CASE WHEN window_key IS NULL THEN window_id END, window_key)
             AND state = 0 AND available_at <= {now}{filter}
           ORDER BY available_at, id LIMIT {limit})
-        RETURNING id, attempts, claims, created_at, {columns}""");
+        RETURNING id, attempts, claims, last_error IS NOT NULL AS failed_before, created_at, {columns}""");
   }
 
   /** Served by the claim index alone. No params. */
@@ -85,7 +85,7 @@ final class SqliteQueueSql implements QueueSqlHome {
         WHERE id IN (
           SELECT id FROM {table} WHERE id IN ({ids}) AND state = 0 AND available_at <= {now}{filter}
           ORDER BY available_at, id LIMIT ?)
-        RETURNING id, attempts, claims, created_at, {columns}""");
+        RETURNING id, attempts, claims, last_error IS NOT NULL AS failed_before, created_at, {columns}""");
   }
 
   /** Params: leased_by, lease millis, the excluded ids, the limit. */
@@ -99,7 +99,7 @@ final class SqliteQueueSql implements QueueSqlHome {
         WHERE id IN (
           SELECT id FROM {table} WHERE state = 0 AND available_at <= {now}{filter}{excluded}
           ORDER BY id DESC LIMIT ?)
-        RETURNING id, attempts, claims, created_at, {columns}""");
+        RETURNING id, attempts, claims, last_error IS NOT NULL AS failed_before, created_at, {columns}""");
   }
 
   /** Params: the key, the head's id, how many. */
@@ -158,7 +158,7 @@ final class SqliteQueueSql implements QueueSqlHome {
         SET leased_by = ?, attempts = attempts + 1, claims = claims + 1{claimSet},
           available_at = ({now} + ?)
         WHERE id IN ({ids})
-        RETURNING id, attempts, claims, created_at, {columns}""");
+        RETURNING id, attempts, claims, last_error IS NOT NULL AS failed_before, created_at, {columns}""");
   }
 
   /** Params: leased_by, claims, the ids. */
