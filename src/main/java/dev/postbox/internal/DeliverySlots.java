@@ -221,7 +221,6 @@ final class DeliverySlots<T> {
         lock.unlock();
       }
       release(rows);
-      outage.ended(rows.get(0).id());
       log.error(
           "{} - cannot start a delivery thread; handing {} rows back (first id={})",
           name,
@@ -250,10 +249,14 @@ final class DeliverySlots<T> {
     logHandBack(release(rows));
   }
 
-  /** Queues the hand-back outcomes (never blocks: safe under the lock); returns how many. */
+  /**
+   * Queues the hand-back outcomes (never blocks: safe under the lock); returns how many. A probe
+   * among them was never sent, so it is no longer in flight and the next one may go.
+   */
   private int release(List<Claimed<T>> rows) {
     for (Claimed<T> row : rows) {
       outcomes.add(new Outcome(row, Outcome.Kind.RELEASED, null, Duration.ZERO, 0));
+      outage.ended(row.id());
     }
     return rows.size();
   }
