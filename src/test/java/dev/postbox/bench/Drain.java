@@ -13,8 +13,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.atomic.LongAdder;
-import java.util.concurrent.locks.LockSupport;
 
 /**
  * W1, backlog drain: {@code n} rows pre-inserted, a no-op consumer that only counts, rows per
@@ -29,10 +27,6 @@ final class Drain {
 
   static final String POSTBOX = "Postbox";
   static final String MINIMAL = "minimal";
-  // the 1 ms sends of the drain being measured: how many, and how long they really took
-  private static final LongAdder SLOW_SENDS = new LongAdder();
-  private static final LongAdder SLOW_SEND_NANOS = new LongAdder();
-  static final String SEND_CEILING = "1 ms sends, the JDK alone";
 
   private final PerformanceHarness h;
   private final boolean jobs;
@@ -139,7 +133,7 @@ final class Drain {
               double ceiling = sendCeiling(db, n, rep);
               results
                   .computeIfAbsent(
-                      DrainReport.key(db, n, kind, SEND_CEILING), k -> new ArrayList<>())
+                      DrainReport.key(db, n, kind, SlowSends.CEILING), k -> new ArrayList<>())
                   .add(ceiling);
             }
           }
@@ -206,39 +200,38 @@ final class Drain {
     }
   }
 
-  /** {@link SendCeiling} for {@code n} sends, beside the drains of the same repetition. */
+  /** {@link SlowSends#ceiling} for {@code n} sends, beside the drains of the same repetition. */
   private double sendCeiling(BenchDb db, int n, int rep) {
     try {
       long cpu = processCpuNanos();
-      SLOW_SENDS.reset();
-      SLOW_SEND_NANOS.reset();
-      double rate = SendCeiling.rate(n, DrainVariant.SLOW_SEND_CONCURRENCY);
+      SlowSends.reset();
+      double rate = SlowSends.ceiling(n, DrainVariant.SLOW_SEND_CONCURRENCY);
       h.log(
           "W1 %s %d %s rep %d: %s sends/s, client CPU %s µs/send, %s ms per send",
           db.name(),
           n,
-          SEND_CEILING,
+          SlowSends.CEILING,
           rep + 1,
           Stats.rate(rate),
           Stats.decimal((processCpuNanos() - cpu) / 1e3 / n, 1),
-          Stats.millis(SLOW_SEND_NANOS.sum() / (double) Math.max(1, SLOW_SENDS.sum())));
+          Stats.millis(SlowSends.meanNanos()));
       return rate;
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-      h.problem(SEND_CEILING + ": interrupted");
+      h.problem(SlowSends.CEILING + ": interrupted");
       return Double.NaN;
     }
+  }
+
+  /** The JIT compilers' time so far (in the client CPU figure, until the code is compiled). */
+  static long jitMillis() {
+    return java.lang.management.ManagementFactory.getCompilationMXBean().getTotalCompilationTime();
   }
 
   /**
    * This process's CPU time in ns, every thread's including those that ended (the floor's loops end
    * before the drain is measured), from the JVM's operating-system bean.
    */
-  /** The JIT compilers' time so far (in the client CPU figure, until the code is compiled). */
-  static long jitMillis() {
-    return java.lang.management.ManagementFactory.getCompilationMXBean().getTotalCompilationTime();
-  }
-
   static long processCpuNanos() {
     return ((com.sun.management.OperatingSystemMXBean)
             java.lang.management.ManagementFactory.getOperatingSystemMXBean())
@@ -267,10 +260,9 @@ final class Drain {
       if (variant != DrainVariant.SLOW_SEND) {
         return timed(b.build(), p, n);
       }
-      SLOW_SENDS.reset();
-      SLOW_SEND_NANOS.reset();
+      SlowSends.reset();
       long nanos = timed(b.build(), p, n);
-      logSlowSends(db, n, nanos, SLOW_SENDS.sum(), SLOW_SEND_NANOS.sum());
+      logSlowSends(db, n, nanos);
       return nanos;
     };
   }
@@ -279,8 +271,8 @@ final class Drain {
    * How long the 1 ms sends really took, and how busy that kept the slots: rows/s × time per send ÷
    * concurrency (1.0: every slot sending all the time).
    */
-  private void logSlowSends(BenchDb db, int n, long nanos, long sends, long sendNanos) {
-    double perSend = sends == 0 ? Double.NaN : sendNanos / (double) sends;
+  private void logSlowSends(BenchDb db, int n, long nanos) {
+    double perSend = SlowSends.meanNanos();
     double rate = n / (nanos / 1e9);
     h.log(
         "W1 %s %d 1 ms sends: %s ms per send, slots busy %s",
@@ -308,7 +300,7 @@ final class Drain {
           };
       case SLOW_SEND ->
           e -> {
-            slowSend();
+            SlowSends.send();
             d.delivered(Deliveries.indexOfPayload(e.payload()));
           };
       default -> h.countingTransport(d);
@@ -325,22 +317,11 @@ final class Drain {
       @Override
       public void execute(String payload) {
         if (variant == DrainVariant.SLOW_SEND) {
-          slowSend();
+          SlowSends.send();
         }
         d.delivered(Deliveries.indexOfPayload(payload));
       }
     };
-  }
-
-  /** A send that waits 1 ms for its broker: I/O-bound, no CPU. */
-  static void slowSend() {
-    long started = System.nanoTime();
-    long until = started + 1_000_000;
-    for (long left = 1_000_000; left > 0; left = until - System.nanoTime()) {
-      LockSupport.parkNanos(left);
-    }
-    SLOW_SEND_NANOS.add(System.nanoTime() - started);
-    SLOW_SENDS.increment();
   }
 
   private long timed(Dispatcher dispatcher, Progress p, int n) throws InterruptedException {

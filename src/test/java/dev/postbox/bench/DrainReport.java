@@ -179,7 +179,7 @@ final class DrainReport {
             + cpu(db, n, kind, postbox(DrainVariant.LARGE)));
 
     double slow = median(db, n, kind, postbox(DrainVariant.SLOW_SEND));
-    double ceiling = median(db, n, kind, Drain.SEND_CEILING);
+    double ceiling = median(db, n, kind, SlowSends.CEILING);
     double slowTarget = 0.9 * Math.min(DrainVariant.SLOW_SEND_CONCURRENCY * 1_000.0, defaults);
     transports.row(
         db.name(),
