@@ -39,10 +39,43 @@ public abstract class OutageEvidenceContractTest extends OutboxSuite {
     assertEquals(1, outages.get(), "outages");
     brokerUp.set(true);
 
-    Await.until(WAIT, "recovery", () -> transport.total.get() == MESSAGES && rows() == 0);
+    Await.until(WAIT, "recovery", () -> transport.total.get() >= MESSAGES && rows() == 0);
     assertEquals(MESSAGES, transport.deliveries.size());
     assertEquals(0, transport.duplicated());
     assertEquals(1, outages.get());
+  }
+
+  @Test
+  void messagesRefundedInOneOutageAreStillEvidenceInTheNext() {
+    // regression: a refund wrote last_error, so a message re-claimed after a crash that was
+    // refunded in one outage looked as if it had failed, and was counted until parked in the next
+    addNumbered("again-", MESSAGES);
+    Sql.update(
+        ds,
+        "UPDATE postbox_outbox SET leased_by = 'crashed', attempts = 1, claims = 1, available_at = "
+            + Sql.nowPlusMillis(db),
+        -1000L);
+    AtomicBoolean brokerUp = new AtomicBoolean(false);
+    RecordingTransport transport = failingUntil(brokerUp, new ConcurrentHashMap<>());
+    // all six sending at once: the first two failures count, the others are refunded
+    AtomicInteger firstOutages = new AtomicInteger();
+    Dispatcher first =
+        started(
+            dispatcher(transport).maxAttempts(8).concurrency(6).listener(counting(firstOutages)));
+    Await.until(WAIT, "the first outage", () -> firstOutages.get() == 1 || parked() > 0);
+    first.close();
+    assertEquals(0, parked(), "parked in the first outage");
+
+    AtomicInteger outages = new AtomicInteger();
+    started(dispatcher(transport).maxAttempts(8).concurrency(6).listener(counting(outages)));
+    Await.until(WAIT, "the second outage", () -> outages.get() == 1 || parked() > 0);
+    assertEquals(0, parked(), "parked in the second outage");
+    assertEquals(1, outages.get(), "outages");
+    brokerUp.set(true);
+
+    Await.until(WAIT, "recovery", () -> transport.total.get() >= MESSAGES && rows() == 0);
+    assertEquals(MESSAGES, transport.deliveries.size());
+    assertEquals(0, transport.duplicated());
   }
 
   @Test
@@ -66,6 +99,24 @@ public abstract class OutageEvidenceContractTest extends OutboxSuite {
     for (int i = 0; i < MESSAGES; i++) {
       assertEquals(2, calls.get("failed-" + i), "calls of failed-" + i + " (attempts 2 and 3)");
     }
+  }
+
+  @Test
+  void replayedMessagesFailingOnTheirFirstAttemptAreEvidenceThoughTheyFailedBefore() {
+    // a replay resets attempts but keeps last_error: the first attempt after it is still evidence
+    addNumbered("replayed-", MESSAGES);
+    Sql.update(ds, "UPDATE postbox_outbox SET last_error = 'java.io.IOException: earlier'");
+    AtomicBoolean brokerUp = new AtomicBoolean(false);
+    AtomicInteger outages = new AtomicInteger();
+    RecordingTransport transport = failingUntil(brokerUp, new ConcurrentHashMap<>());
+    started(dispatcher(transport).maxAttempts(2).concurrency(6).listener(counting(outages)));
+
+    Await.until(WAIT, "an outage or a parked message", () -> outages.get() == 1 || parked() > 0);
+    assertEquals(0, parked(), "parked during the outage");
+    brokerUp.set(true);
+    Await.until(WAIT, "recovery", () -> transport.total.get() >= MESSAGES && rows() == 0);
+    assertEquals(MESSAGES, transport.deliveries.size());
+    assertEquals(1, outages.get(), "outages");
   }
 
   private static RecordingTransport failingUntil(AtomicBoolean up, Map<String, Integer> calls) {

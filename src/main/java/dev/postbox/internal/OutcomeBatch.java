@@ -105,8 +105,10 @@ final class OutcomeBatch {
         return true;
       }
       default -> { // FAILED, or REFUNDED: failed in an outage, attempt not counted
-        int attempts = o.kind() == Outcome.Kind.REFUNDED ? row.attempt() - 1 : row.attempt();
-        String error = Text.errorOf(o.error());
+        boolean refunded = o.kind() == Outcome.Kind.REFUNDED;
+        int attempts = refunded ? row.attempt() - 1 : row.attempt();
+        // a refund leaves last_error as it was: the row has not failed on its own (see Outage)
+        String error = refunded ? null : Text.errorOf(o.error());
         if (!sql.fail(c, row.id(), owner, row.claims(), attempts, o.delay().toMillis(), error)) {
           return false;
         }

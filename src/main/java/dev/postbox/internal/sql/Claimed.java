@@ -18,7 +18,8 @@ import java.time.Instant;
  *     has none
  * @param due when the row was due before this claim leased it, so that a hand-back puts it back in
  *     its turn; null where the claim cannot return it (SQLite: hand-backs are due at once)
- * @param failedBefore true if an earlier attempt of the row failed (it has a {@code last_error});
+ * @param failedBefore true if the row has a {@code last_error}: an earlier attempt failed and was
+ *     counted, or it was parked and replayed (outage refunds leave {@code last_error} as it was);
  *     false for a row whose earlier attempts, if any, ended with no outcome (a crash, a lost
  *     lease), so that its failure is as much evidence of an outage as a first attempt's
  */

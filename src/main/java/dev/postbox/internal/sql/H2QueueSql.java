@@ -150,7 +150,7 @@ final class H2QueueSql implements QueueSqlHome {
     return """
         UPDATE {table}
         SET attempts = ?, available_at = DATEADD(MILLISECOND, CAST(? AS BIGINT), CURRENT_TIMESTAMP(6)),
-          leased_by = NULL, last_error = ?
+          leased_by = NULL, last_error = COALESCE(?, last_error)
         WHERE id = ? AND leased_by = ? AND claims = ?""";
   }
 

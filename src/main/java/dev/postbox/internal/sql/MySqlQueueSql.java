@@ -141,7 +141,7 @@ final class MySqlQueueSql implements QueueSqlHome {
     return """
         UPDATE {table}
         SET attempts = ?, available_at = TIMESTAMPADD(MICROSECOND, ? * 1000, UTC_TIMESTAMP(6)),
-          leased_by = NULL, last_error = ?
+          leased_by = NULL, last_error = COALESCE(?, last_error)
         WHERE id = ? AND leased_by = ? AND claims = ?""";
   }
 

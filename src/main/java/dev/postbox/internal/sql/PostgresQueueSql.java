@@ -226,7 +226,7 @@ final class PostgresQueueSql implements QueueSqlHome {
     return """
         UPDATE {table}
         SET attempts = ?, available_at = statement_timestamp() + ? * interval '1 millisecond',
-          leased_by = NULL, last_error = ?
+          leased_by = NULL, last_error = COALESCE(?, last_error)
         WHERE id = ? AND leased_by = ? AND claims = ?""";
   }
 

@@ -204,8 +204,8 @@ interface QueueSqlHome {
   String done();
 
   /**
-   * Failure: retry after a delay. Params: attempts, delay millis, last_error, id, leased_by,
-   * claims.
+   * Failure: retry after a delay. Params: attempts, delay millis, last_error (null keeps the row's:
+   * an outage refund, which is no failure of the row's own), id, leased_by, claims.
    */
   String fail();
 

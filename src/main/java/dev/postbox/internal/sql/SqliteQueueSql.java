@@ -182,7 +182,7 @@ final class SqliteQueueSql implements QueueSqlHome {
   public String fail() {
     return sql(
         """
-        UPDATE {table} SET attempts = ?, available_at = ({now} + ?), leased_by = NULL, last_error = ?
+        UPDATE {table} SET attempts = ?, available_at = ({now} + ?), leased_by = NULL, last_error = COALESCE(?, last_error)
         WHERE id = ? AND leased_by = ? AND claims = ?""");
   }
 
