@@ -24,11 +24,7 @@ public abstract class OutageEvidenceContractTest extends OutboxSuite {
     // regression: after a crash the re-claimed rows (attempt 2, never failed) filled the slots when
     // the broker stopped; their failures were not evidence, so they were counted until parked
     addNumbered("crashed-", MESSAGES);
-    Sql.update(
-        ds,
-        "UPDATE postbox_outbox SET leased_by = 'crashed', attempts = 1, claims = 1, available_at = "
-            + Sql.nowPlusMillis(db),
-        -1000L); // the dead instance's lease ran out a second ago
+    leasedByADeadInstance();
     AtomicBoolean brokerUp = new AtomicBoolean(false);
     AtomicInteger outages = new AtomicInteger();
     RecordingTransport transport = failingUntil(brokerUp, new ConcurrentHashMap<>());
@@ -39,9 +35,7 @@ public abstract class OutageEvidenceContractTest extends OutboxSuite {
     assertEquals(1, outages.get(), "outages");
     brokerUp.set(true);
 
-    Await.until(WAIT, "recovery", () -> transport.total.get() >= MESSAGES && rows() == 0);
-    assertEquals(MESSAGES, transport.deliveries.size());
-    assertEquals(0, transport.duplicated());
+    assertEveryMessageDeliveredOnce(transport);
     assertEquals(1, outages.get());
   }
 
@@ -50,11 +44,7 @@ public abstract class OutageEvidenceContractTest extends OutboxSuite {
     // regression: a refund wrote last_error, so a message re-claimed after a crash that was
     // refunded in one outage looked as if it had failed, and was counted until parked in the next
     addNumbered("again-", MESSAGES);
-    Sql.update(
-        ds,
-        "UPDATE postbox_outbox SET leased_by = 'crashed', attempts = 1, claims = 1, available_at = "
-            + Sql.nowPlusMillis(db),
-        -1000L);
+    leasedByADeadInstance();
     AtomicBoolean brokerUp = new AtomicBoolean(false);
     RecordingTransport transport = failingUntil(brokerUp, new ConcurrentHashMap<>());
     // all six sending at once: the first two failures count, the others are refunded
@@ -73,9 +63,7 @@ public abstract class OutageEvidenceContractTest extends OutboxSuite {
     assertEquals(1, outages.get(), "outages");
     brokerUp.set(true);
 
-    Await.until(WAIT, "recovery", () -> transport.total.get() >= MESSAGES && rows() == 0);
-    assertEquals(MESSAGES, transport.deliveries.size());
-    assertEquals(0, transport.duplicated());
+    assertEveryMessageDeliveredOnce(transport);
   }
 
   @Test
@@ -114,9 +102,23 @@ public abstract class OutageEvidenceContractTest extends OutboxSuite {
     Await.until(WAIT, "an outage or a parked message", () -> outages.get() == 1 || parked() > 0);
     assertEquals(0, parked(), "parked during the outage");
     brokerUp.set(true);
+    assertEveryMessageDeliveredOnce(transport);
+    assertEquals(1, outages.get(), "outages");
+  }
+
+  /** Every row leased by an instance that died: attempted once, its lease ran out a second ago. */
+  private void leasedByADeadInstance() {
+    Sql.update(
+        ds,
+        "UPDATE postbox_outbox SET leased_by = 'crashed', attempts = 1, claims = 1, available_at = "
+            + Sql.nowPlusMillis(db),
+        -1000L);
+  }
+
+  private void assertEveryMessageDeliveredOnce(RecordingTransport transport) {
     Await.until(WAIT, "recovery", () -> transport.total.get() >= MESSAGES && rows() == 0);
     assertEquals(MESSAGES, transport.deliveries.size());
-    assertEquals(1, outages.get(), "outages");
+    assertEquals(0, transport.duplicated());
   }
 
   private static RecordingTransport failingUntil(AtomicBoolean up, Map<String, Integer> calls) {
