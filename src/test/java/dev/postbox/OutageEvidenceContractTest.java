@@ -30,9 +30,7 @@ public abstract class OutageEvidenceContractTest extends OutboxSuite {
     RecordingTransport transport = failingUntil(brokerUp, new ConcurrentHashMap<>());
     started(dispatcher(transport).maxAttempts(5).concurrency(4).listener(counting(outages)));
 
-    Await.until(WAIT, "an outage or a parked message", () -> outages.get() == 1 || parked() > 0);
-    assertEquals(0, parked(), "parked during the outage");
-    assertEquals(1, outages.get(), "outages");
+    assertOneOutageAndNothingParked("the outage", outages);
     brokerUp.set(true);
 
     assertEveryMessageDeliveredOnce(transport);
@@ -58,9 +56,7 @@ public abstract class OutageEvidenceContractTest extends OutboxSuite {
 
     AtomicInteger outages = new AtomicInteger();
     started(dispatcher(transport).maxAttempts(8).concurrency(6).listener(counting(outages)));
-    Await.until(WAIT, "the second outage", () -> outages.get() == 1 || parked() > 0);
-    assertEquals(0, parked(), "parked in the second outage");
-    assertEquals(1, outages.get(), "outages");
+    assertOneOutageAndNothingParked("the second outage", outages);
     brokerUp.set(true);
 
     assertEveryMessageDeliveredOnce(transport);
@@ -113,6 +109,13 @@ public abstract class OutageEvidenceContractTest extends OutboxSuite {
         "UPDATE postbox_outbox SET leased_by = 'crashed', attempts = 1, claims = 1, available_at = "
             + Sql.nowPlusMillis(db),
         -1000L);
+  }
+
+  /** Waits for an outage or a parked message: there must be the outage, and nothing parked. */
+  private void assertOneOutageAndNothingParked(String outage, AtomicInteger outages) {
+    Await.until(WAIT, outage + " or a parked message", () -> outages.get() == 1 || parked() > 0);
+    assertEquals(0, parked(), "parked during " + outage);
+    assertEquals(1, outages.get(), "outages");
   }
 
   private void assertEveryMessageDeliveredOnce(RecordingTransport transport) {
