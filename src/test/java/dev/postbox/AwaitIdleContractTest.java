@@ -4,9 +4,11 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.postbox.testing.RecordingTransport;
 import dev.postbox.testing.Sql;
+import dev.postbox.testing.StalledExtraClaim;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
@@ -38,6 +40,35 @@ public abstract class AwaitIdleContractTest extends OutboxSuite {
     for (int i = 0; i < 250; i++) {
       assertEquals(1, transport.count("m-" + i), "m-" + i);
     }
+    assertEquals(0, rows());
+  }
+
+  @Test
+  void anExtraLoopsClaimStillUnderWayKeepsItBusy() throws Exception {
+    // regression: the main loop's empty claim proved the lane idle while an extra loop's claim had
+    // leased rows and not yet handed them over, so awaitIdle returned with those rows undelivered
+    assumeTrue(db.database() != Database.SQLITE, "SQLite has one writer: no extra claim loops");
+    addNumbered("m-", 250);
+    StalledExtraClaim stalled = new StalledExtraClaim(ds, 50);
+    RecordingTransport transport = new RecordingTransport();
+    Dispatcher dispatcher =
+        started(
+            Dispatcher.builder(stalled.dataSource())
+                .outbox(outbox, transport)
+                .instanceId(nextInstanceId())
+                .pollInterval(POLL)
+                .batchSize(100)
+                .claimsInFlight(2));
+
+    boolean idle;
+    try {
+      idle = dispatcher.awaitIdle(WAIT);
+    } finally {
+      stalled.release();
+    }
+    assertTrue(stalled.stalled(), "the extra loop's claim was stalled");
+    assertTrue(idle);
+    assertEquals(250, transport.total.get(), "delivered when awaitIdle returned");
     assertEquals(0, rows());
   }
 

@@ -180,9 +180,12 @@ final class ClaimLoop<T> implements Runnable {
       boolean oldest = probed != null && outage.probeFromOldest();
       probeClaim = probed != null;
       carried = probed == null ? writer.queue().takeForClaim() : null;
-      // an empty claim proves the lane idle if nothing was held and nothing else happened meanwhile
+      // an empty claim proves the lane idle if nothing was held, no extra loop's claim was in
+      // flight and nothing else happened meanwhile (an extra claim's rows are locked or leased, so
+      // this claim skips them, and reach the held map only when that claim returns)
       long activity = idle.touched();
-      boolean mayProveIdle = probed == null && carried == null && held.isEmpty();
+      boolean mayProveIdle =
+          probed == null && carried == null && held.isEmpty() && !idle.extraClaimInFlight();
       List<Claimed<T>> claimed =
           claim(limit, probed == null ? null : new Probe(probed, true, oldest), carried);
       if (carried != null) {
@@ -253,7 +256,7 @@ final class ClaimLoop<T> implements Runnable {
     }
     List<Claimed<T>> rows;
     Carried carried = writer.queue().takeForClaim();
-    idle.touched();
+    idle.extraClaimStarted();
     try {
       rows = claim(limit, null, carried);
       if (carried != null) {
@@ -270,6 +273,8 @@ final class ClaimLoop<T> implements Runnable {
       }
       log.warn("{} - extra claim failed: {}", Thread.currentThread().getName(), e.toString());
       return true;
+    } finally {
+      idle.extraClaimEnded();
     }
     if (rows.size() < limit) {
       backlog.claimed(false);

@@ -1,21 +1,24 @@
 package dev.postbox.internal;
 
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
- * Tells when a lane is idle: its main claim loop claimed nothing while it held no row and nothing
- * else happened on the lane (no other claim started, no outcome written), so at that claim's moment
- * no row was claimable and none was in flight. Rows waiting for a retry or a delay, parked rows and
- * rows behind a parked key are not claimable, so they do not keep a lane busy. Thread-safe: the
- * claim loops and the writer report here; any thread waits.
+ * Tells when a lane is idle: its main claim loop claimed nothing while it held no row, no extra
+ * loop's claim was in flight and nothing else happened on the lane (no other claim started, no
+ * outcome written), so at that claim's moment no row was claimable and none was in flight. Rows
+ * waiting for a retry or a delay, parked rows and rows behind a parked key are not claimable, so
+ * they do not keep a lane busy. Thread-safe: the claim loops and the writer report here; any thread
+ * waits.
  */
 final class IdleWatch {
   private static final long WAKE_EVERY_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
 
   private final AtomicLong activity = new AtomicLong();
+  private final AtomicInteger extraClaims = new AtomicInteger(); // extra loops' claims in flight
   private final ReentrantLock lock = new ReentrantLock();
   private final Condition proved = lock.newCondition();
   private long lastProof; // the activity count at the start of the latest proving claim; lock
@@ -23,6 +26,28 @@ final class IdleWatch {
   /** Something that may change what is claimable happened: returns the new activity count. */
   long touched() {
     return activity.incrementAndGet();
+  }
+
+  /**
+   * An extra loop's claim begins. Until it {@linkplain #extraClaimEnded ends} (its rows in the held
+   * map), no claim proves the lane idle: the rows it locked or leased are invisible to a claim, yet
+   * nowhere else in sight. Counted before the activity moves, so that a claim either sees it in
+   * flight or sees the activity move.
+   */
+  void extraClaimStarted() {
+    extraClaims.incrementAndGet();
+    activity.incrementAndGet();
+  }
+
+  /** An extra loop's claim ended, its rows (if any) in the held map. */
+  void extraClaimEnded() {
+    activity.incrementAndGet();
+    extraClaims.decrementAndGet();
+  }
+
+  /** True while an extra loop's claim is in flight. */
+  boolean extraClaimInFlight() {
+    return extraClaims.get() > 0;
   }
 
   /** The activity count: unchanged between two reads means nothing happened in between. */
