@@ -406,6 +406,10 @@ public final class PerformanceHarness {
     if (claims != null) {
       b.claimsInFlight(claims);
     }
+    Integer vacuumEvery = Integer.getInteger("bench.vacuumEvery");
+    if (vacuumEvery != null) {
+      b.vacuumEvery(vacuumEvery);
+    }
     return config.tune().apply(b);
   }
 
