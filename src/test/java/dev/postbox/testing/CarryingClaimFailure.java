@@ -1,8 +1,8 @@
 package dev.postbox.testing;
 
+import static dev.postbox.testing.JdbcProxy.invoke;
+
 import java.lang.reflect.InvocationHandler;
-import java.lang.reflect.InvocationTargetException;
-import java.lang.reflect.Proxy;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
@@ -32,14 +32,7 @@ public final class CarryingClaimFailure {
   }
 
   public DataSource dataSource() {
-    return (DataSource)
-        Proxy.newProxyInstance(
-            getClass().getClassLoader(),
-            new Class<?>[] {DataSource.class},
-            (proxy, method, args) -> {
-              Object result = invoke(target, method, args);
-              return result instanceof Connection c ? connection(c) : result;
-            });
+    return JdbcProxy.wrappingConnections(target, this::connection);
   }
 
   private Connection connection(Connection real) {
@@ -71,32 +64,19 @@ public final class CarryingClaimFailure {
               ? statement((Statement) result, finished)
               : result;
         };
-    return (Connection)
-        Proxy.newProxyInstance(
-            getClass().getClassLoader(), new Class<?>[] {Connection.class}, handler);
+    return JdbcProxy.of(Connection.class, handler);
   }
 
   /** Notes a finishing DELETE sent in a batch of text (MySQL's claim). */
   private Statement statement(Statement real, boolean[] finished) {
-    return (Statement)
-        Proxy.newProxyInstance(
-            getClass().getClassLoader(),
-            new Class<?>[] {Statement.class},
-            (proxy, method, args) -> {
-              if (method.getName().equals("addBatch")
-                  && ((String) args[0]).startsWith("DELETE FROM postbox_outbox")) {
-                finished[0] = true;
-              }
-              return invoke(real, method, args);
-            });
-  }
-
-  private static Object invoke(Object target, java.lang.reflect.Method method, Object[] args)
-      throws Throwable {
-    try {
-      return method.invoke(target, args);
-    } catch (InvocationTargetException e) {
-      throw e.getCause();
-    }
+    return JdbcProxy.of(
+        Statement.class,
+        (proxy, method, args) -> {
+          if (method.getName().equals("addBatch")
+              && ((String) args[0]).startsWith("DELETE FROM postbox_outbox")) {
+            finished[0] = true;
+          }
+          return invoke(real, method, args);
+        });
   }
 }

@@ -1,8 +1,7 @@
 package dev.postbox.testing;
 
-import java.lang.reflect.InvocationTargetException;
-import java.lang.reflect.Method;
-import java.lang.reflect.Proxy;
+import static dev.postbox.testing.JdbcProxy.invoke;
+
 import java.sql.Connection;
 import java.sql.Statement;
 import java.util.Locale;
@@ -49,60 +48,41 @@ public final class CountingVacuums {
   }
 
   public DataSource dataSource() {
-    return (DataSource)
-        Proxy.newProxyInstance(
-            getClass().getClassLoader(),
-            new Class<?>[] {DataSource.class},
-            (proxy, method, args) -> {
-              Object result = invoke(target, method, args);
-              return result instanceof Connection c ? connection(c) : result;
-            });
+    return JdbcProxy.wrappingConnections(target, this::connection);
   }
 
   private Connection connection(Connection real) {
-    return (Connection)
-        Proxy.newProxyInstance(
-            getClass().getClassLoader(),
-            new Class<?>[] {Connection.class},
-            (proxy, method, args) -> {
-              Object result = invoke(real, method, args);
-              return method.getName().equals("createStatement")
-                  ? statement((Statement) result)
-                  : result;
-            });
+    return JdbcProxy.of(
+        Connection.class,
+        (proxy, method, args) -> {
+          Object result = invoke(real, method, args);
+          return method.getName().equals("createStatement")
+              ? statement((Statement) result)
+              : result;
+        });
   }
 
   private Statement statement(Statement real) {
-    return (Statement)
-        Proxy.newProxyInstance(
-            getClass().getClassLoader(),
-            new Class<?>[] {Statement.class},
-            (proxy, method, args) -> {
-              if (!method.getName().equals("execute")
-                  || !(args[0] instanceof String sql)
-                  || !sql.strip().toUpperCase(Locale.ROOT).startsWith("VACUUM")) {
-                return invoke(real, method, args);
-              }
-              attempts.incrementAndGet();
-              try {
-                Throwable failure = firstFailure.getAndSet(null);
-                if (failure != null) {
-                  throw failure;
-                }
-                Object result = invoke(real, method, args);
-                succeeded.incrementAndGet();
-                return result;
-              } finally {
-                finished.incrementAndGet();
-              }
-            });
-  }
-
-  private static Object invoke(Object target, Method method, Object[] args) throws Throwable {
-    try {
-      return method.invoke(target, args);
-    } catch (InvocationTargetException e) {
-      throw e.getCause();
-    }
+    return JdbcProxy.of(
+        Statement.class,
+        (proxy, method, args) -> {
+          if (!method.getName().equals("execute")
+              || !(args[0] instanceof String sql)
+              || !sql.strip().toUpperCase(Locale.ROOT).startsWith("VACUUM")) {
+            return invoke(real, method, args);
+          }
+          attempts.incrementAndGet();
+          try {
+            Throwable failure = firstFailure.getAndSet(null);
+            if (failure != null) {
+              throw failure;
+            }
+            Object result = invoke(real, method, args);
+            succeeded.incrementAndGet();
+            return result;
+          } finally {
+            finished.incrementAndGet();
+          }
+        });
   }
 }

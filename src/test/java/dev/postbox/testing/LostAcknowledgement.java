@@ -1,8 +1,7 @@
 package dev.postbox.testing;
 
-import java.lang.reflect.InvocationTargetException;
-import java.lang.reflect.Method;
-import java.lang.reflect.Proxy;
+import static dev.postbox.testing.JdbcProxy.invoke;
+
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.concurrent.CountDownLatch;
@@ -36,61 +35,44 @@ public final class LostAcknowledgement {
   }
 
   public DataSource dataSource() {
-    return (DataSource)
-        Proxy.newProxyInstance(
-            getClass().getClassLoader(),
-            new Class<?>[] {DataSource.class},
-            (proxy, method, args) -> {
-              Object result = invoke(target, method, args);
-              return result instanceof Connection c ? connection(c) : result;
-            });
+    return JdbcProxy.wrappingConnections(target, this::connection);
   }
 
   private Connection connection(Connection real) {
     boolean[] matched = {false};
-    return (Connection)
-        Proxy.newProxyInstance(
-            getClass().getClassLoader(),
-            new Class<?>[] {Connection.class},
-            (proxy, method, args) -> {
-              switch (method.getName()) {
-                case "isWrapperFor":
-                  return false;
-                case "prepareStatement":
-                  if (statement.test((String) args[0])) {
-                    matched[0] = true;
-                    if (state.compareAndSet(1, 2)) {
-                      if (!beforeRetry.await(60, TimeUnit.SECONDS)) {
-                        throw new IllegalStateException("the retry was never let through");
-                      }
-                    }
+    return JdbcProxy.of(
+        Connection.class,
+        (proxy, method, args) -> {
+          switch (method.getName()) {
+            case "isWrapperFor":
+              return false;
+            case "prepareStatement":
+              if (statement.test((String) args[0])) {
+                matched[0] = true;
+                if (state.compareAndSet(1, 2)) {
+                  if (!beforeRetry.await(60, TimeUnit.SECONDS)) {
+                    throw new IllegalStateException("the retry was never let through");
                   }
-                  break;
-                case "commit":
-                  if (matched[0]) {
-                    matched[0] = false;
-                    invoke(real, method, args);
-                    if (state.compareAndSet(0, 1)) {
-                      throw new SQLException("connection lost after COMMIT (injected)", "08006");
-                    }
-                    if (state.get() == 2) {
-                      retried.countDown();
-                    }
-                    return null;
-                  }
-                  break;
-                default:
-                  break;
+                }
               }
-              return invoke(real, method, args);
-            });
-  }
-
-  private static Object invoke(Object target, Method method, Object[] args) throws Throwable {
-    try {
-      return method.invoke(target, args);
-    } catch (InvocationTargetException e) {
-      throw e.getCause();
-    }
+              break;
+            case "commit":
+              if (matched[0]) {
+                matched[0] = false;
+                invoke(real, method, args);
+                if (state.compareAndSet(0, 1)) {
+                  throw new SQLException("connection lost after COMMIT (injected)", "08006");
+                }
+                if (state.get() == 2) {
+                  retried.countDown();
+                }
+                return null;
+              }
+              break;
+            default:
+              break;
+          }
+          return invoke(real, method, args);
+        });
   }
 }

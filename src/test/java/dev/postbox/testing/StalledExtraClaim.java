@@ -1,8 +1,7 @@
 package dev.postbox.testing;
 
-import java.lang.reflect.InvocationTargetException;
-import java.lang.reflect.Method;
-import java.lang.reflect.Proxy;
+import static dev.postbox.testing.JdbcProxy.invoke;
+
 import java.sql.Connection;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -45,19 +44,17 @@ public final class StalledExtraClaim {
   }
 
   public DataSource dataSource() {
-    return (DataSource)
-        Proxy.newProxyInstance(
-            getClass().getClassLoader(),
-            new Class<?>[] {DataSource.class},
-            (proxy, method, args) -> {
-              if (method.getName().equals("getConnection") && onThread("-claims")) {
-                mainClaimStarts();
-              }
-              Object result = invoke(target, method, args);
-              return result instanceof Connection c && onThread("-claims-2")
-                  ? extraConnection(c)
-                  : result;
-            });
+    return JdbcProxy.of(
+        DataSource.class,
+        (proxy, method, args) -> {
+          if (method.getName().equals("getConnection") && onThread("-claims")) {
+            mainClaimStarts();
+          }
+          Object result = invoke(target, method, args);
+          return result instanceof Connection c && onThread("-claims-2")
+              ? extraConnection(c)
+              : result;
+        });
   }
 
   private void mainClaimStarts() throws InterruptedException {
@@ -73,32 +70,22 @@ public final class StalledExtraClaim {
   }
 
   private Connection extraConnection(Connection real) {
-    return (Connection)
-        Proxy.newProxyInstance(
-            getClass().getClassLoader(),
-            new Class<?>[] {Connection.class},
-            (proxy, method, args) -> {
-              if (method.getName().equals("isWrapperFor")) {
-                return false;
-              }
-              Object result = invoke(real, method, args);
-              if (method.getName().equals("close") && first.compareAndSet(true, false)) {
-                stall.countDown();
-                released.await(WAIT_SECONDS, TimeUnit.SECONDS);
-              }
-              return result;
-            });
+    return JdbcProxy.of(
+        Connection.class,
+        (proxy, method, args) -> {
+          if (method.getName().equals("isWrapperFor")) {
+            return false;
+          }
+          Object result = invoke(real, method, args);
+          if (method.getName().equals("close") && first.compareAndSet(true, false)) {
+            stall.countDown();
+            released.await(WAIT_SECONDS, TimeUnit.SECONDS);
+          }
+          return result;
+        });
   }
 
   private static boolean onThread(String suffix) {
     return Thread.currentThread().getName().endsWith(suffix);
-  }
-
-  private static Object invoke(Object target, Method method, Object[] args) throws Throwable {
-    try {
-      return method.invoke(target, args);
-    } catch (InvocationTargetException e) {
-      throw e.getCause();
-    }
   }
 }

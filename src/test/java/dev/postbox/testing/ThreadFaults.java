@@ -1,7 +1,7 @@
 package dev.postbox.testing;
 
-import java.lang.reflect.InvocationTargetException;
-import java.lang.reflect.Proxy;
+import static dev.postbox.testing.JdbcProxy.invoke;
+
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Supplier;
 import javax.sql.DataSource;
@@ -34,22 +34,16 @@ public final class ThreadFaults {
   }
 
   public DataSource dataSource() {
-    return (DataSource)
-        Proxy.newProxyInstance(
-            getClass().getClassLoader(),
-            new Class<?>[] {DataSource.class},
-            (proxy, method, args) -> {
-              if (method.getName().equals("getConnection")
-                  && Thread.currentThread().getName().endsWith(threadSuffix)
-                  && (forever || left.getAndDecrement() > 0)) {
-                thrown.incrementAndGet();
-                throw fault.get();
-              }
-              try {
-                return method.invoke(target, args);
-              } catch (InvocationTargetException e) {
-                throw e.getCause();
-              }
-            });
+    return JdbcProxy.of(
+        DataSource.class,
+        (proxy, method, args) -> {
+          if (method.getName().equals("getConnection")
+              && Thread.currentThread().getName().endsWith(threadSuffix)
+              && (forever || left.getAndDecrement() > 0)) {
+            thrown.incrementAndGet();
+            throw fault.get();
+          }
+          return invoke(target, method, args);
+        });
   }
 }
