@@ -189,7 +189,8 @@ public final class Lane<T> {
 
   /**
    * Waits until a claim started after {@code seen} proves the lane idle: it claimed nothing while
-   * the lane held no row and nothing else happened on the lane. Wakes the claim loop meanwhile.
+   * the lane held no row, no extra loop's claim was in flight and nothing else happened on the
+   * lane. Wakes the claim loop meanwhile.
    *
    * @param seen what {@link #activity} returned before the wait
    * @param deadlineNanos the {@link System#nanoTime} at which to give up

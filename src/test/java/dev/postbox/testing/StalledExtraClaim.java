@@ -33,7 +33,9 @@ public final class StalledExtraClaim {
     this.releaseAfter = releaseAfter;
   }
 
-  /** True once the extra loop's first claim stalled with its connection open. */
+  /**
+   * True once the extra loop's first claim stalled: its connection closed, the claim not returned.
+   */
   public boolean stalled() {
     return stall.getCount() == 0;
   }
