@@ -128,6 +128,7 @@ final class Drain {
               String key = DrainReport.key(db, n, kind, c.name());
               results.computeIfAbsent(key, k -> new ArrayList<>()).add(r[0]);
               results.computeIfAbsent(key + "/cpu", k -> new ArrayList<>()).add(r[1]);
+              results.computeIfAbsent(key + "/jit", k -> new ArrayList<>()).add(r[3]);
             }
             if (h.config.drainVariants().contains(DrainVariant.SLOW_SEND)) {
               double ceiling = sendCeiling(db, n, rep);
@@ -143,7 +144,10 @@ final class Drain {
     return new DrainReport(h.config, this, results).render(dbs, sizes);
   }
 
-  /** One drain; returns rows/s, this process's CPU microseconds per row, and JIT milliseconds. */
+  /**
+   * One drain; returns rows/s, this process's CPU microseconds per row, JIT milliseconds, and the
+   * JIT compiler threads' CPU microseconds per row (NaN where unknown).
+   */
   private double[] measure(BenchDb db, int n, Contestant c, String label) {
     String what =
         (jobs ? "jobs W1 " : "W1 ")
@@ -165,10 +169,16 @@ final class Drain {
       Deliveries d = new Deliveries(n);
       Progress p = new Progress(n);
       long cpu = processCpuNanos();
+      long compilerCpu = CompilerCpu.nanos();
       long jit = jitMillis();
       long machine = PerformanceHarness.machineCpuMicros();
       long nanos = c.runner().run(db, n, d, p);
       double cpuPerRow = (processCpuNanos() - cpu) / 1e3 / n;
+      long compilerCpuAfter = CompilerCpu.nanos();
+      double compilerPerRow =
+          compilerCpu < 0 || compilerCpuAfter < 0
+              ? Double.NaN
+              : (compilerCpuAfter - compilerCpu) / 1e3 / n;
       long jitDuring = jitMillis() - jit;
       // every process on the machine, the database included where it runs here
       double machinePerRow = (PerformanceHarness.machineCpuMicros() - machine) / (double) n;
@@ -186,17 +196,19 @@ final class Drain {
       }
       double rate = n / (nanos / 1e9);
       h.log(
-          "%s: %s rows/s (%d ms), client CPU %s µs/row, machine CPU %s µs/row, JIT %d ms",
+          "%s: %s rows/s (%d ms), client CPU %s µs/row (JIT compiler threads %s), machine CPU %s"
+              + " µs/row, JIT %d ms",
           what,
           Stats.rate(rate),
           nanos / 1_000_000,
           Stats.decimal(cpuPerRow, 1),
+          Stats.decimal(compilerPerRow, 1),
           Stats.decimal(machinePerRow, 1),
           jitDuring);
-      return new double[] {rate, cpuPerRow, jitDuring};
+      return new double[] {rate, cpuPerRow, jitDuring, compilerPerRow};
     } catch (Exception e) {
       h.problem(what + ": failed: " + e);
-      return new double[] {Double.NaN, Double.NaN, Double.NaN};
+      return new double[] {Double.NaN, Double.NaN, Double.NaN, Double.NaN};
     }
   }
 
