@@ -99,6 +99,42 @@ public abstract class OutboxDeliveryContractTest extends OutboxSuite {
   }
 
   @Test
+  void aClaimWhoseCommitIsNotAcknowledgedWhileItCarriesFinishedRowsReportsNoLeaseLost() {
+    CarryingClaimFailure lostAck = CarryingClaimFailure.afterCommit(ds, 1);
+    RecordingTransport transport = new RecordingTransport();
+    AtomicInteger leaseLost = new AtomicInteger();
+    Dispatcher d =
+        started(
+            Dispatcher.builder(lostAck.dataSource())
+                .outbox(outbox, transport)
+                .instanceId(nextInstanceId())
+                .pollInterval(Duration.ofMillis(20))
+                .lease(Duration.ofSeconds(3)) // what the lost claim took is delivered after it
+                .shutdownTimeout(Duration.ofSeconds(10))
+                .listener(
+                    new Listener() {
+                      @Override
+                      public void leaseLost(String table, int count) {
+                        leaseLost.addAndGet(count);
+                      }
+                    }));
+    int n = 20;
+    for (int i = 0; i < n; i++) {
+      String id = "ack-" + i;
+      add(Message.of("t", "{}").eventId(id)); // one at a time: the next claim carries its success
+      d.wakeUp();
+      Await.until(WAIT, id, () -> transport.count(id) == 1);
+    }
+
+    Await.until(WAIT, "every delivered row deleted", () -> rows() == 0);
+    assertEquals(1, lostAck.injected(), "claims whose commit was not acknowledged");
+    assertEquals(0, leaseLost.get(), "leases reported lost");
+    assertEquals(n, transport.deliveries.size(), "distinct delivered");
+    assertEquals(n, transport.total.get(), "deliveries");
+    assertEquals(0, transport.duplicated(), "duplicated");
+  }
+
+  @Test
   void anInstanceIdWithQuotesBackslashesAndAnEmojiLeasesAndFinishesItsRows() {
     String instance = "it's \"odd\" \\ ?; -- \uD83D\uDE80 " + nextInstanceId();
     List<Object> leasedBy = new CopyOnWriteArrayList<>();

@@ -208,7 +208,7 @@ final class ClaimLoop<T> implements Runnable {
       errorPauseMillis = 100;
     } catch (Throwable e) {
       if (carried != null) {
-        writer.queue().giveBack(carried);
+        writer.queue().giveBack(carried, OutcomeWriter.connectionLost(e));
       }
       outage.claimed(List.of());
       backlog.claimed(false);
@@ -265,7 +265,7 @@ final class ClaimLoop<T> implements Runnable {
       }
     } catch (Throwable e) {
       if (carried != null) {
-        writer.queue().giveBack(carried);
+        writer.queue().giveBack(carried, OutcomeWriter.connectionLost(e));
       }
       backlog.claimed(false);
       if (e instanceof Error error) {

@@ -44,7 +44,8 @@ final class Claimer<T> {
    * See {@link ClaimStrategy#claim}. If it throws, neither the claim nor the finish happened,
    * unless the connection broke after the database committed them (the acknowledgement lost): the
    * claimed rows then stay leased, unseen by this instance, until their lease runs out, and the
-   * finish's rows, which the writer writes again, are reported as lost leases.
+   * writer writes the finish again as a retry, which finds its rows gone (an INFO, not a lost
+   * lease).
    */
   List<Claimed<T>> claim(int limit, Probe probe, Finish finish) throws SQLException {
     List<Claimed<T>> rows = new ArrayList<>(limit);

@@ -21,11 +21,17 @@ import java.util.function.IntSupplier;
 final class OutcomeQueue {
   static final int MAX_BATCH = 1000;
   static final Outcome STOP = new Outcome(null, null, null, null, 0);
+
+  /** What {@link #take} returns when given-back successes wait: see {@link #takeRewrite}. */
+  static final Outcome REWRITE = new Outcome(null, null, null, null, 0);
+
   private static final int LINGER_MILLIS = 2;
   private static final int DEFER_MILLIS = 5;
 
   private final ConcurrentLinkedQueue<Outcome> queue = new ConcurrentLinkedQueue<>();
   private final ConcurrentLinkedQueue<Outcome> successes = new ConcurrentLinkedQueue<>();
+  // successes a failed claim may have recorded after all: written again as a retry
+  private final ConcurrentLinkedQueue<Carried> rewrites = new ConcurrentLinkedQueue<>();
   private final Thread writer;
   private final BooleanSupplier claimingSoon;
   private final IntSupplier running;
@@ -65,10 +71,29 @@ final class OutcomeQueue {
     }
   }
 
-  /** Successes a failed claim did not record: the writer writes them (with its own retries). */
-  void giveBack(Carried c) {
-    queue.addAll(c.outcomes);
+  /**
+   * Successes a failed claim did not record: the writer writes them (with its own retries). With
+   * {@code mayHaveCommitted} (the connection broke, perhaps after the database committed the claim
+   * and its finish), the writer writes them as a retry of that claim, on their own: rows they no
+   * longer match were most likely finished by it, not taken over by another instance.
+   */
+  void giveBack(Carried c, boolean mayHaveCommitted) {
+    if (mayHaveCommitted) {
+      rewrites.add(c);
+    } else {
+      queue.addAll(c.outcomes);
+    }
     LockSupport.unpark(writer);
+  }
+
+  /** The oldest given-back claim's successes to write again, left queued; null if none. */
+  Carried nextRewrite() {
+    return rewrites.peek();
+  }
+
+  /** Drops the rewrite {@link #nextRewrite} returned, once it is written. */
+  void rewritten() {
+    rewrites.poll();
   }
 
   /**
@@ -116,12 +141,16 @@ final class OutcomeQueue {
   }
 
   /**
-   * The writer's next outcome, parking until one is added; null if interrupted. Successes alone
-   * wait once for up to {@value #DEFER_MILLIS} ms while a claim is coming, which may take them.
+   * The writer's next outcome, parking until one is added ({@link #REWRITE} while given-back
+   * successes wait to be written again); null if interrupted. Successes alone wait once for up to
+   * {@value #DEFER_MILLIS} ms while a claim is coming, which may take them.
    */
   Outcome take() {
     boolean deferred = false;
     while (true) {
+      if (!rewrites.isEmpty()) {
+        return REWRITE;
+      }
       Outcome next = queue.poll();
       if (next != null) {
         return next;
@@ -144,7 +173,7 @@ final class OutcomeQueue {
         // announce the park before the last look, so an add either is seen here or unparks us
         idle = true;
         try {
-          if (queue.isEmpty() && successes.isEmpty()) {
+          if (queue.isEmpty() && successes.isEmpty() && rewrites.isEmpty()) {
             LockSupport.park(this);
           }
         } finally {

@@ -102,10 +102,14 @@ final class OutcomeWriter {
     boolean stop = false;
     while (true) {
       try {
+        writeRewrites();
         if (batch.isEmpty()) {
           Outcome first = queue.take();
           if (first == null) {
             return; // interrupted
+          }
+          if (first == OutcomeQueue.REWRITE) {
+            continue;
           }
           batch.add(first);
           queue.drain(batch, OutcomeQueue.MAX_BATCH);
@@ -117,10 +121,12 @@ final class OutcomeWriter {
           stop = true;
           queue.drain(batch, Integer.MAX_VALUE);
         }
-        writeWithRetry(batch); // keeps going through SQL failures; an Error reaches the guard
+        writeWithRetry(
+            batch, false); // keeps going through SQL failures; an Error reaches the guard
         batch.clear();
         guard.succeeded();
         if (stop) {
+          writeRewrites();
           return;
         }
       } catch (Throwable e) { // the same batch is written again after the pause
@@ -141,20 +147,29 @@ final class OutcomeWriter {
     }
   }
 
+  /** Writes the successes of failed claims that may have committed, each claim's on their own. */
+  private void writeRewrites() {
+    Carried c;
+    while ((c = queue.nextRewrite()) != null) {
+      writeWithRetry(c.outcomes, true);
+      queue.rewritten(); // only now: if an Error stops the write, it is tried again
+    }
+  }
+
   /**
-   * Writes {@code batch} in one transaction, retrying while the database is unreachable or busy. A
-   * batch that fails for a reason retrying cannot cure is written outcome by outcome, and an
-   * outcome that still fails is dropped with an ERROR: its lease expires and the row is delivered
-   * again, rather than one bad outcome stopping every later one.
+   * Writes {@code batch} in one transaction, retrying while the database is unreachable or busy
+   * ({@code mayHaveCommitted}: an earlier try, here or in a claim, may have committed it). A batch
+   * that fails for a reason retrying cannot cure is written outcome by outcome, and an outcome that
+   * still fails is dropped with an ERROR: its lease expires and the row is delivered again, rather
+   * than one bad outcome stopping every later one.
    */
-  private void writeWithRetry(List<Outcome> batch) {
+  private void writeWithRetry(List<Outcome> batch, boolean mayHaveCommitted) {
     if (batch.isEmpty()) {
       return; // only the stop signal
     }
     long pauseMillis = 50;
     // listener calls and parking logs wait for the commit: a rolled-back try reports nothing
     List<Runnable> afterCommit = new ArrayList<>();
-    boolean mayHaveCommitted = false;
     while (true) {
       boolean retry = mayHaveCommitted;
       try {
@@ -192,7 +207,7 @@ final class OutcomeWriter {
             onWritten.accept(batch);
           } else {
             for (Outcome o : batch) {
-              writeWithRetry(List.of(o));
+              writeWithRetry(List.of(o), mayHaveCommitted);
             }
           }
           return;
@@ -223,7 +238,7 @@ final class OutcomeWriter {
    * True if {@code e} says the connection broke, perhaps after the server committed: a retry then
    * finds rows the earlier try already wrote.
    */
-  private static boolean connectionLost(Exception e) {
+  static boolean connectionLost(Throwable e) {
     if (!(e instanceof SQLException s)) {
       return false;
     }

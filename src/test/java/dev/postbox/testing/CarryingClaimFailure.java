@@ -4,6 +4,8 @@ import static dev.postbox.testing.JdbcProxy.invoke;
 
 import java.lang.reflect.InvocationHandler;
 import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -12,18 +14,33 @@ import javax.sql.DataSource;
 /**
  * A DataSource that fails the first {@code n} claims which carry finished rows: on PostgreSQL the
  * claim statement that holds the finishing DELETE, elsewhere the claim statement prepared after a
- * finishing DELETE (prepared, or batched as text) on the same borrowed connection. The failure is
- * not transient, so the claim loop gives up on it at once. Reports as no wrapper, so nothing
- * reaches the real connection around it.
+ * finishing DELETE (prepared, or batched as text) on the same borrowed connection. {@link
+ * #CarryingClaimFailure} fails such a claim before it runs, with an error that is not transient, so
+ * the claim loop gives up on it at once; {@link #afterCommit} lets it commit and then reports the
+ * connection lost ({@code 08006}), as when the acknowledgement of the commit never arrives: the
+ * claimed rows stay leased, unseen by the client, and the finished rows are gone. Reports as no
+ * wrapper, so nothing reaches the real connection around it.
  */
 public final class CarryingClaimFailure {
   private final DataSource target;
   private final AtomicInteger left;
+  private final boolean afterCommit;
   private final AtomicInteger injected = new AtomicInteger();
 
+  /** Fails the first {@code n} carrying claims before they run. */
   public CarryingClaimFailure(DataSource target, int n) {
+    this(target, n, false);
+  }
+
+  private CarryingClaimFailure(DataSource target, int n, boolean afterCommit) {
     this.target = target;
     this.left = new AtomicInteger(n);
+    this.afterCommit = afterCommit;
+  }
+
+  /** Lets the first {@code n} carrying claims commit, then reports their connection lost. */
+  public static CarryingClaimFailure afterCommit(DataSource target, int n) {
+    return new CarryingClaimFailure(target, n, true);
   }
 
   /** How many claims were failed so far. */
@@ -35,8 +52,14 @@ public final class CarryingClaimFailure {
     return JdbcProxy.wrappingConnections(target, this::connection);
   }
 
+  /** What one borrowed connection has seen: a finishing DELETE, a carrying claim to fail. */
+  private static final class Seen {
+    boolean finished;
+    boolean loseCommit;
+  }
+
   private Connection connection(Connection real) {
-    boolean[] finished = {false};
+    Seen seen = new Seen();
     InvocationHandler handler =
         (proxy, method, args) -> {
           switch (method.getName()) {
@@ -45,38 +68,93 @@ public final class CarryingClaimFailure {
             case "prepareStatement":
               String sql = (String) args[0];
               if (sql.startsWith("DELETE FROM postbox_outbox")) {
-                finished[0] = true;
+                seen.finished = true;
               }
               boolean claim = sql.matches("(?s).*ORDER BY (state, )?available_at, id LIMIT.*");
               if (claim
-                  && (finished[0] || sql.contains("claim$finished"))
+                  && (seen.finished || sql.contains("claim$finished"))
                   && left.getAndDecrement() > 0) {
-                injected.incrementAndGet();
-                throw new SQLException(
-                    "injected failure of a claim carrying finished rows", "XX000");
+                if (!afterCommit) {
+                  injected.incrementAndGet();
+                  throw new SQLException(
+                      "injected failure of a claim carrying finished rows", "XX000");
+                }
+                seen.loseCommit = true;
               }
               break;
+            case "commit":
+              invoke(real, method, args);
+              loseCommit(seen);
+              return null;
             default:
               break;
           }
           Object result = invoke(real, method, args);
-          return method.getName().equals("createStatement")
-              ? statement((Statement) result, finished)
-              : result;
+          return switch (method.getName()) {
+            case "createStatement" -> statement((Statement) result, seen);
+            // PostgreSQL's claim carries its finish in one statement, which commits as it runs;
+            // elsewhere a claim's transaction commits by commit() or a COMMIT in its text
+            case "prepareStatement" ->
+                seen.loseCommit && ((String) args[0]).contains("claim$finished")
+                    ? autoCommitted((PreparedStatement) result, seen)
+                    : result;
+            default -> result;
+          };
         };
     return JdbcProxy.of(Connection.class, handler);
   }
 
-  /** Notes a finishing DELETE sent in a batch of text (MySQL's claim). */
-  private Statement statement(Statement real, boolean[] finished) {
+  /** Throws the lost connection if this connection's carrying claim is to lose its commit. */
+  private void loseCommit(Seen seen) throws SQLException {
+    if (seen.loseCommit) {
+      seen.loseCommit = false;
+      injected.incrementAndGet();
+      throw new SQLException("connection lost after the claim committed (injected)", "08006");
+    }
+  }
+
+  /** A claim in auto-commit: it commits as it runs; its result never arrives. */
+  private PreparedStatement autoCommitted(PreparedStatement real, Seen seen) {
+    return JdbcProxy.of(
+        PreparedStatement.class,
+        (proxy, method, args) -> {
+          Object result = invoke(real, method, args);
+          if (method.getName().startsWith("execute")) {
+            if (result instanceof ResultSet rs) {
+              rs.close();
+            }
+            loseCommit(seen);
+          }
+          return result;
+        });
+  }
+
+  /**
+   * Notes a finishing DELETE sent in a batch of text (MySQL's claim); loses the commit of a
+   * carrying claim that commits by text (MySQL's batch, SQLite's COMMIT).
+   */
+  private Statement statement(Statement real, Seen seen) {
+    boolean[] commitBatched = {false};
     return JdbcProxy.of(
         Statement.class,
         (proxy, method, args) -> {
-          if (method.getName().equals("addBatch")
-              && ((String) args[0]).startsWith("DELETE FROM postbox_outbox")) {
-            finished[0] = true;
+          String name = method.getName();
+          if (name.equals("addBatch")) {
+            String sql = (String) args[0];
+            seen.finished |= sql.startsWith("DELETE FROM postbox_outbox");
+            commitBatched[0] |= sql.equals("COMMIT");
           }
-          return invoke(real, method, args);
+          Object result = invoke(real, method, args);
+          boolean commits =
+              (name.equals("execute") && "COMMIT".equals(args[0]))
+                  || (name.equals("executeBatch") && commitBatched[0]);
+          if (name.equals("executeBatch")) {
+            commitBatched[0] = false;
+          }
+          if (commits) {
+            loseCommit(seen);
+          }
+          return result;
         });
   }
 }
