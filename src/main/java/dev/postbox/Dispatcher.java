@@ -226,7 +226,9 @@ public final class Dispatcher implements AutoCloseable {
    *
    * <p>Rows waiting for a retry or a delay, parked rows, rows behind a parked key and rows leased
    * by other instances do not count as work. During an outage nothing is claimed, so it waits until
-   * the timeout. Safe from any thread; it polls no table of its own.
+   * the timeout. After a claim whose connection broke (it may have committed and leased rows this
+   * dispatcher never saw), no claim counts until a lease has passed. Safe from any thread; it polls
+   * no table of its own.
    *
    * @param timeout how long to wait at most
    * @return true once idle; false if the timeout passed first or the dispatcher is closing

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import dev.postbox.testing.ClaimFailure;
 import dev.postbox.testing.RecordingTransport;
 import dev.postbox.testing.Sql;
 import dev.postbox.testing.StalledExtraClaim;
@@ -69,6 +70,28 @@ public abstract class AwaitIdleContractTest extends OutboxSuite {
     assertTrue(stalled.stalled(), "the extra loop's claim was stalled");
     assertTrue(idle);
     assertEquals(250, transport.total.get(), "delivered when awaitIdle returned");
+    assertEquals(0, rows());
+  }
+
+  @Test
+  void aClaimWhoseCommitIsNotAcknowledgedKeepsItBusyUntilItsRowsAreDelivered() throws Exception {
+    // regression: the claim's rows stayed leased, unseen by the dispatcher, so the next (empty)
+    // claim proved the lane idle and awaitIdle returned with none of them delivered
+    addNumbered("m-", 20);
+    ClaimFailure lostAck = ClaimFailure.afterCommit(ds, 1);
+    RecordingTransport transport = new RecordingTransport();
+    Dispatcher dispatcher =
+        started(
+            Dispatcher.builder(lostAck.dataSource())
+                .outbox(outbox, transport)
+                .instanceId(nextInstanceId())
+                .pollInterval(POLL)
+                .lease(Duration.ofSeconds(2))); // the rows come back once it has passed
+
+    assertTrue(dispatcher.awaitIdle(WAIT));
+    assertEquals(1, lostAck.injected(), "claims whose commit was not acknowledged");
+    assertEquals(20, transport.total.get(), "delivered when awaitIdle returned");
+    assertEquals(0, transport.duplicated(), "duplicated");
     assertEquals(0, rows());
   }
 

@@ -7,7 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.postbox.testing.Await;
-import dev.postbox.testing.CarryingClaimFailure;
+import dev.postbox.testing.ClaimFailure;
 import dev.postbox.testing.LostAcknowledgement;
 import dev.postbox.testing.RecordingTransport;
 import dev.postbox.testing.Sql;
@@ -74,7 +74,7 @@ public abstract class OutboxDeliveryContractTest extends OutboxSuite {
 
   @Test
   void aClaimFailingWhileItCarriesFinishedRowsLeavesThemToTheWriterAndNothingIsRedelivered() {
-    CarryingClaimFailure failure = new CarryingClaimFailure(ds, 1);
+    ClaimFailure failure = ClaimFailure.carrying(ds, 1);
     RecordingTransport transport = new RecordingTransport();
     Dispatcher d =
         started(
@@ -100,7 +100,7 @@ public abstract class OutboxDeliveryContractTest extends OutboxSuite {
 
   @Test
   void aClaimWhoseCommitIsNotAcknowledgedWhileItCarriesFinishedRowsReportsNoLeaseLost() {
-    CarryingClaimFailure lostAck = CarryingClaimFailure.afterCommit(ds, 1);
+    ClaimFailure lostAck = ClaimFailure.carryingAfterCommit(ds, 1);
     RecordingTransport transport = new RecordingTransport();
     AtomicInteger leaseLost = new AtomicInteger();
     Dispatcher d =

@@ -185,7 +185,11 @@ final class ClaimLoop<T> implements Runnable {
       // this claim skips them, and reach the held map only when that claim returns)
       long activity = idle.touched();
       boolean mayProveIdle =
-          probed == null && carried == null && held.isEmpty() && !idle.extraClaimInFlight();
+          probed == null
+              && carried == null
+              && held.isEmpty()
+              && !idle.extraClaimInFlight()
+              && !idle.unseenLeasesPossible();
       List<Claimed<T>> claimed =
           claim(limit, probed == null ? null : new Probe(probed, true, oldest), carried);
       if (carried != null) {
@@ -207,8 +211,12 @@ final class ClaimLoop<T> implements Runnable {
       backlog.claimed(probed == null && rows.size() >= limit);
       errorPauseMillis = 100;
     } catch (Throwable e) {
+      boolean mayHaveCommitted = mayHaveCommitted(e);
+      if (mayHaveCommitted) {
+        idle.claimMayHaveCommitted(settings.lease());
+      }
       if (carried != null) {
-        writer.queue().giveBack(carried, OutcomeWriter.connectionLost(e));
+        writer.queue().giveBack(carried, mayHaveCommitted);
       }
       outage.claimed(List.of());
       backlog.claimed(false);
@@ -239,6 +247,11 @@ final class ClaimLoop<T> implements Runnable {
     return true;
   }
 
+  /** True if the failed claim may have committed: its connection broke after it got one. */
+  private static boolean mayHaveCommitted(Throwable e) {
+    return !(e instanceof Claimer.NotConnected) && OutcomeWriter.connectionLost(e);
+  }
+
   /**
    * An extra loop's turn: waits for a backlog and until fewer than a batch of rows wait for a slot,
    * claims a batch and starts it; a short or failed claim, or a failed delivery since the last
@@ -264,8 +277,12 @@ final class ClaimLoop<T> implements Runnable {
         carried = null;
       }
     } catch (Throwable e) {
+      boolean mayHaveCommitted = mayHaveCommitted(e);
+      if (mayHaveCommitted) {
+        idle.claimMayHaveCommitted(settings.lease());
+      }
       if (carried != null) {
-        writer.queue().giveBack(carried, OutcomeWriter.connectionLost(e));
+        writer.queue().giveBack(carried, mayHaveCommitted);
       }
       backlog.claimed(false);
       if (e instanceof Error error) {

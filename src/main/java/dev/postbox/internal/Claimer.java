@@ -55,7 +55,13 @@ final class Claimer<T> {
           rows.clear();
           return gate.through(
               () -> {
-                try (Connection c = dataSource.getConnection()) {
+                Connection borrowed;
+                try {
+                  borrowed = dataSource.getConnection();
+                } catch (SQLException e) {
+                  throw new NotConnected(e);
+                }
+                try (Connection c = borrowed) {
                   if (!c.getAutoCommit()) {
                     c.setAutoCommit(true); // a pool may hand out either; start from a known state
                   }
@@ -66,5 +72,17 @@ final class Claimer<T> {
         },
         e -> report.retried("claim", e));
     return rows;
+  }
+
+  /** A claim that got no connection: it ran nothing, so it cannot have committed anything. */
+  static final class NotConnected extends SQLException {
+    NotConnected(SQLException cause) {
+      super(cause.getMessage(), cause.getSQLState(), cause.getErrorCode(), cause);
+    }
+
+    @Override
+    public String toString() {
+      return getCause().toString(); // the logs name the pool's or the driver's error, as before
+    }
   }
 }

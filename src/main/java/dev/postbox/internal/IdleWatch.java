@@ -1,5 +1,6 @@
 package dev.postbox.internal;
 
+import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
@@ -22,6 +23,7 @@ final class IdleWatch {
   private final ReentrantLock lock = new ReentrantLock();
   private final Condition proved = lock.newCondition();
   private long lastProof; // the activity count at the start of the latest proving claim; lock
+  private final AtomicLong unseenLeasesEnd = new AtomicLong(System.nanoTime()); // nanoTime
 
   /** Something that may change what is claimable happened: returns the new activity count. */
   long touched() {
@@ -43,6 +45,22 @@ final class IdleWatch {
   void extraClaimEnded() {
     activity.incrementAndGet();
     extraClaims.decrementAndGet();
+  }
+
+  /**
+   * A claim failed in a way that may have committed it (the connection broke): rows it leased may
+   * be nowhere in sight until {@code lease} has passed, when they are due again. Until then no
+   * claim proves the lane idle.
+   */
+  void claimMayHaveCommitted(Duration lease) {
+    long end = System.nanoTime() + lease.toNanos();
+    unseenLeasesEnd.updateAndGet(current -> end - current > 0 ? end : current);
+    activity.incrementAndGet();
+  }
+
+  /** True while rows a failed claim may have leased can still be leased: see above. */
+  boolean unseenLeasesPossible() {
+    return unseenLeasesEnd.get() - System.nanoTime() > 0;
   }
 
   /** True while an extra loop's claim is in flight. */

@@ -12,35 +12,43 @@ import java.util.concurrent.atomic.AtomicInteger;
 import javax.sql.DataSource;
 
 /**
- * A DataSource that fails the first {@code n} claims which carry finished rows: on PostgreSQL the
- * claim statement that holds the finishing DELETE, elsewhere the claim statement prepared after a
- * finishing DELETE (prepared, or batched as text) on the same borrowed connection. {@link
- * #CarryingClaimFailure} fails such a claim before it runs, with an error that is not transient, so
- * the claim loop gives up on it at once; {@link #afterCommit} lets it commit and then reports the
- * connection lost ({@code 08006}), as when the acknowledgement of the commit never arrives: the
- * claimed rows stay leased, unseen by the client, and the finished rows are gone. Reports as no
- * wrapper, so nothing reaches the real connection around it.
+ * A DataSource that fails the first {@code n} claims, or the first {@code n} claims which carry
+ * finished rows: on PostgreSQL the claim statement that holds the finishing DELETE, elsewhere the
+ * claim statement prepared after a finishing DELETE (prepared, or batched as text) on the same
+ * borrowed connection. {@link #carrying} fails such a claim before it runs, with an error that is
+ * not transient, so the claim loop gives up on it at once; {@link #carryingAfterCommit} and {@link
+ * #afterCommit} let the claim commit and then report the connection lost ({@code 08006}), as when
+ * the acknowledgement of the commit never arrives: the claimed rows stay leased, unseen by the
+ * client, and the finished rows are gone. Reports as no wrapper, so nothing reaches the real
+ * connection around it.
  */
-public final class CarryingClaimFailure {
+public final class ClaimFailure {
   private final DataSource target;
   private final AtomicInteger left;
+  private final boolean carryingOnly;
   private final boolean afterCommit;
   private final AtomicInteger injected = new AtomicInteger();
 
-  /** Fails the first {@code n} carrying claims before they run. */
-  public CarryingClaimFailure(DataSource target, int n) {
-    this(target, n, false);
-  }
-
-  private CarryingClaimFailure(DataSource target, int n, boolean afterCommit) {
+  private ClaimFailure(DataSource target, int n, boolean carryingOnly, boolean afterCommit) {
     this.target = target;
     this.left = new AtomicInteger(n);
+    this.carryingOnly = carryingOnly;
     this.afterCommit = afterCommit;
   }
 
-  /** Lets the first {@code n} carrying claims commit, then reports their connection lost. */
-  public static CarryingClaimFailure afterCommit(DataSource target, int n) {
-    return new CarryingClaimFailure(target, n, true);
+  /** Fails the first {@code n} claims that carry finished rows before they run. */
+  public static ClaimFailure carrying(DataSource target, int n) {
+    return new ClaimFailure(target, n, true, false);
+  }
+
+  /** Lets the first {@code n} claims that carry finished rows commit, then loses the connection. */
+  public static ClaimFailure carryingAfterCommit(DataSource target, int n) {
+    return new ClaimFailure(target, n, true, true);
+  }
+
+  /** Lets the first {@code n} claims commit, then loses the connection. */
+  public static ClaimFailure afterCommit(DataSource target, int n) {
+    return new ClaimFailure(target, n, false, true);
   }
 
   /** How many claims were failed so far. */
@@ -71,9 +79,8 @@ public final class CarryingClaimFailure {
                 seen.finished = true;
               }
               boolean claim = sql.matches("(?s).*ORDER BY (state, )?available_at, id LIMIT.*");
-              if (claim
-                  && (seen.finished || sql.contains("claim$finished"))
-                  && left.getAndDecrement() > 0) {
+              boolean carrying = seen.finished || sql.contains("claim$finished");
+              if (claim && (carrying || !carryingOnly) && left.getAndDecrement() > 0) {
                 if (!afterCommit) {
                   injected.incrementAndGet();
                   throw new SQLException(
@@ -92,10 +99,10 @@ public final class CarryingClaimFailure {
           Object result = invoke(real, method, args);
           return switch (method.getName()) {
             case "createStatement" -> statement((Statement) result, seen);
-            // PostgreSQL's claim carries its finish in one statement, which commits as it runs;
+            // PostgreSQL's claim is one statement (its finish in it), which commits as it runs;
             // elsewhere a claim's transaction commits by commit() or a COMMIT in its text
             case "prepareStatement" ->
-                seen.loseCommit && ((String) args[0]).contains("claim$finished")
+                seen.loseCommit && ((String) args[0]).contains("claim$lease")
                     ? autoCommitted((PreparedStatement) result, seen)
                     : result;
             default -> result;
