@@ -96,6 +96,26 @@ public abstract class AwaitIdleContractTest extends OutboxSuite {
   }
 
   @Test
+  void aClaimThatFailedWithoutCommittingDoesNotDelayIt() throws Exception {
+    // an error without SQLState (all of sqlite-jdbc's) says nothing of a broken connection: the
+    // claim was rolled back, so awaitIdle must not wait for a lease (2 minutes here) to pass
+    addNumbered("m-", 20);
+    ClaimFailure failure = ClaimFailure.withoutState(ds, 1);
+    RecordingTransport transport = new RecordingTransport();
+    Dispatcher dispatcher =
+        started(
+            Dispatcher.builder(failure.dataSource())
+                .outbox(outbox, transport)
+                .instanceId(nextInstanceId())
+                .pollInterval(POLL));
+
+    assertTrue(dispatcher.awaitIdle(Duration.ofSeconds(30)));
+    assertEquals(1, failure.injected(), "claims failed");
+    assertEquals(20, transport.total.get(), "delivered when awaitIdle returned");
+    assertEquals(0, rows());
+  }
+
+  @Test
   void aDeliveryInFlightKeepsItBusyUntilItsOutcomeIsWritten() throws Exception {
     CountDownLatch sending = new CountDownLatch(1);
     CountDownLatch release = new CountDownLatch(1);

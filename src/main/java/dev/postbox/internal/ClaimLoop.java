@@ -3,6 +3,7 @@ package dev.postbox.internal;
 import dev.postbox.internal.sql.Claimed;
 import dev.postbox.internal.sql.Probe;
 import java.sql.SQLException;
+import java.sql.SQLRecoverableException;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -247,9 +248,18 @@ final class ClaimLoop<T> implements Runnable {
     return true;
   }
 
-  /** True if the failed claim may have committed: its connection broke after it got one. */
+  /**
+   * True if the failed claim may have committed: its connection broke after it got one (a broken
+   * connection, or the server shutting down). Not for an error with no SQLState (sqlite-jdbc gives
+   * none, even for SQLITE_BUSY) or any other: the database rolled such a claim back.
+   */
   private static boolean mayHaveCommitted(Throwable e) {
-    return !(e instanceof Claimer.NotConnected) && OutcomeWriter.connectionLost(e);
+    if (!(e instanceof SQLException s) || e instanceof Claimer.NotConnected) {
+      return false;
+    }
+    String state = s.getSQLState();
+    return s instanceof SQLRecoverableException
+        || (state != null && (state.startsWith("08") || state.startsWith("57P")));
   }
 
   /**

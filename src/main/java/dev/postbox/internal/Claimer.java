@@ -70,7 +70,8 @@ final class Claimer<T> {
                 return null;
               });
         },
-        e -> report.retried("claim", e));
+        // listeners hear of the driver's or the pool's own exception, not the wrapper
+        e -> report.retried("claim", e instanceof NotConnected n ? n.cause() : e));
     return rows;
   }
 
@@ -78,6 +79,10 @@ final class Claimer<T> {
   static final class NotConnected extends SQLException {
     NotConnected(SQLException cause) {
       super(cause.getMessage(), cause.getSQLState(), cause.getErrorCode(), cause);
+    }
+
+    SQLException cause() {
+      return (SQLException) getCause();
     }
 
     @Override

@@ -22,7 +22,7 @@ final class OutcomeQueue {
   static final int MAX_BATCH = 1000;
   static final Outcome STOP = new Outcome(null, null, null, null, 0);
 
-  /** What {@link #take} returns when given-back successes wait: see {@link #takeRewrite}. */
+  /** What {@link #take} returns when given-back successes wait: see {@link #nextRewrite}. */
   static final Outcome REWRITE = new Outcome(null, null, null, null, 0);
 
   private static final int LINGER_MILLIS = 2;

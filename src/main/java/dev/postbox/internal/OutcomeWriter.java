@@ -103,6 +103,9 @@ final class OutcomeWriter {
     while (true) {
       try {
         writeRewrites();
+        if (stop && batch.isEmpty()) {
+          return; // an Error ended the last pass after the stop signal's batch was written
+        }
         if (batch.isEmpty()) {
           Outcome first = queue.take();
           if (first == null) {

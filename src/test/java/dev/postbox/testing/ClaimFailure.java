@@ -16,11 +16,11 @@ import javax.sql.DataSource;
  * finished rows: on PostgreSQL the claim statement that holds the finishing DELETE, elsewhere the
  * claim statement prepared after a finishing DELETE (prepared, or batched as text) on the same
  * borrowed connection. {@link #carrying} fails such a claim before it runs, with an error that is
- * not transient, so the claim loop gives up on it at once; {@link #carryingAfterCommit} and {@link
- * #afterCommit} let the claim commit and then report the connection lost ({@code 08006}), as when
- * the acknowledgement of the commit never arrives: the claimed rows stay leased, unseen by the
- * client, and the finished rows are gone. Reports as no wrapper, so nothing reaches the real
- * connection around it.
+ * not transient, so the claim loop gives up on it at once ({@link #withoutState}: any claim, an
+ * error without SQLState); {@link #carryingAfterCommit} and {@link #afterCommit} let the claim
+ * commit and then report the connection lost ({@code 08006}), as when the acknowledgement of the
+ * commit never arrives: the claimed rows stay leased, unseen by the client, and the finished rows
+ * are gone. Reports as no wrapper, so nothing reaches the real connection around it.
  */
 public final class ClaimFailure {
   private final DataSource target;
@@ -49,6 +49,14 @@ public final class ClaimFailure {
   /** Lets the first {@code n} claims commit, then loses the connection. */
   public static ClaimFailure afterCommit(DataSource target, int n) {
     return new ClaimFailure(target, n, false, true);
+  }
+
+  /**
+   * Fails the first {@code n} claims before they run, with an error that has no SQLState (as every
+   * error sqlite-jdbc raises, SQLITE_BUSY included).
+   */
+  public static ClaimFailure withoutState(DataSource target, int n) {
+    return new ClaimFailure(target, n, false, false);
   }
 
   /** How many claims were failed so far. */
@@ -83,8 +91,10 @@ public final class ClaimFailure {
               if (claim && (carrying || !carryingOnly) && left.getAndDecrement() > 0) {
                 if (!afterCommit) {
                   injected.incrementAndGet();
-                  throw new SQLException(
-                      "injected failure of a claim carrying finished rows", "XX000");
+                  throw carryingOnly
+                      ? new SQLException(
+                          "injected failure of a claim carrying finished rows", "XX000")
+                      : new SQLException("injected failure of a claim, no SQLState");
                 }
                 seen.loseCommit = true;
               }
