@@ -3,7 +3,6 @@ package dev.postbox.internal;
 import dev.postbox.internal.sql.Claimed;
 import dev.postbox.internal.sql.Probe;
 import java.sql.SQLException;
-import java.sql.SQLRecoverableException;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -212,13 +211,7 @@ final class ClaimLoop<T> implements Runnable {
       backlog.claimed(probed == null && rows.size() >= limit);
       errorPauseMillis = 100;
     } catch (Throwable e) {
-      boolean mayHaveCommitted = mayHaveCommitted(e);
-      if (mayHaveCommitted) {
-        idle.claimMayHaveCommitted(settings.lease());
-      }
-      if (carried != null) {
-        writer.queue().giveBack(carried, mayHaveCommitted);
-      }
+      claimFailed(e, carried);
       outage.claimed(List.of());
       backlog.claimed(false);
       if (e instanceof Error error) {
@@ -249,17 +242,18 @@ final class ClaimLoop<T> implements Runnable {
   }
 
   /**
-   * True if the failed claim may have committed: its connection broke after it got one (a broken
-   * connection, or the server shutting down). Not for an error with no SQLState (sqlite-jdbc gives
-   * none, even for SQLITE_BUSY) or any other: the database rolled such a claim back.
+   * What a failed claim leaves: if it may have committed ({@link Claimer#mayHaveCommitted}), rows
+   * it leased that this lane never saw, until a lease has passed; the successes it carried go back
+   * to the writer, as a retry of it if it may have committed.
    */
-  private static boolean mayHaveCommitted(Throwable e) {
-    if (!(e instanceof SQLException s) || e instanceof Claimer.NotConnected) {
-      return false;
+  private void claimFailed(Throwable e, Carried carried) {
+    boolean mayHaveCommitted = Claimer.mayHaveCommitted(e);
+    if (mayHaveCommitted) {
+      idle.claimMayHaveCommitted(settings.lease());
     }
-    String state = s.getSQLState();
-    return s instanceof SQLRecoverableException
-        || (state != null && (state.startsWith("08") || state.startsWith("57P")));
+    if (carried != null) {
+      writer.queue().giveBack(carried, mayHaveCommitted);
+    }
   }
 
   /**
@@ -287,13 +281,7 @@ final class ClaimLoop<T> implements Runnable {
         carried = null;
       }
     } catch (Throwable e) {
-      boolean mayHaveCommitted = mayHaveCommitted(e);
-      if (mayHaveCommitted) {
-        idle.claimMayHaveCommitted(settings.lease());
-      }
-      if (carried != null) {
-        writer.queue().giveBack(carried, mayHaveCommitted);
-      }
+      claimFailed(e, carried);
       backlog.claimed(false);
       if (e instanceof Error error) {
         throw error;

@@ -8,6 +8,7 @@ import dev.postbox.internal.sql.Probe;
 import dev.postbox.internal.sql.RowReader;
 import java.sql.Connection;
 import java.sql.SQLException;
+import java.sql.SQLRecoverableException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Predicate;
@@ -73,6 +74,21 @@ final class Claimer<T> {
         // listeners hear of the driver's or the pool's own exception, not the wrapper
         e -> report.retried("claim", e instanceof NotConnected n ? n.cause() : e));
     return rows;
+  }
+
+  /**
+   * True if a claim that threw {@code e} may have committed: its connection broke after it got one
+   * (a broken connection, or the server shutting down). Not for an error with no SQLState
+   * (sqlite-jdbc gives none, even for SQLITE_BUSY) or any other: the database rolled such a claim
+   * back.
+   */
+  static boolean mayHaveCommitted(Throwable e) {
+    if (!(e instanceof SQLException s) || e instanceof NotConnected) {
+      return false;
+    }
+    String state = s.getSQLState();
+    return s instanceof SQLRecoverableException
+        || (state != null && (state.startsWith("08") || state.startsWith("57P")));
   }
 
   /** A claim that got no connection: it ran nothing, so it cannot have committed anything. */
