@@ -15,6 +15,7 @@ import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import javax.sql.DataSource;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -27,6 +28,14 @@ public abstract class AwaitIdleContractTest extends OutboxSuite {
 
   private Dispatcher.Builder slowPolling(Transport transport) {
     return dispatcher(transport).pollInterval(POLL);
+  }
+
+  /** A dispatcher on {@code source} (one with faults), polling once a minute. */
+  private Dispatcher.Builder slowPollingOn(DataSource source, Transport transport) {
+    return Dispatcher.builder(source)
+        .outbox(outbox, transport)
+        .instanceId(nextInstanceId())
+        .pollInterval(POLL);
   }
 
   @Test
@@ -53,13 +62,7 @@ public abstract class AwaitIdleContractTest extends OutboxSuite {
     StalledExtraClaim stalled = new StalledExtraClaim(ds, 50);
     RecordingTransport transport = new RecordingTransport();
     Dispatcher dispatcher =
-        started(
-            Dispatcher.builder(stalled.dataSource())
-                .outbox(outbox, transport)
-                .instanceId(nextInstanceId())
-                .pollInterval(POLL)
-                .batchSize(100)
-                .claimsInFlight(2));
+        started(slowPollingOn(stalled.dataSource(), transport).batchSize(100).claimsInFlight(2));
 
     boolean idle;
     try {
@@ -82,10 +85,7 @@ public abstract class AwaitIdleContractTest extends OutboxSuite {
     RecordingTransport transport = new RecordingTransport();
     Dispatcher dispatcher =
         started(
-            Dispatcher.builder(lostAck.dataSource())
-                .outbox(outbox, transport)
-                .instanceId(nextInstanceId())
-                .pollInterval(POLL)
+            slowPollingOn(lostAck.dataSource(), transport)
                 .lease(Duration.ofSeconds(2))); // the rows come back once it has passed
 
     assertTrue(dispatcher.awaitIdle(WAIT));
@@ -102,12 +102,7 @@ public abstract class AwaitIdleContractTest extends OutboxSuite {
     addNumbered("m-", 20);
     ClaimFailure failure = ClaimFailure.withoutState(ds, 1);
     RecordingTransport transport = new RecordingTransport();
-    Dispatcher dispatcher =
-        started(
-            Dispatcher.builder(failure.dataSource())
-                .outbox(outbox, transport)
-                .instanceId(nextInstanceId())
-                .pollInterval(POLL));
+    Dispatcher dispatcher = started(slowPollingOn(failure.dataSource(), transport));
 
     assertTrue(dispatcher.awaitIdle(Duration.ofSeconds(30)));
     assertEquals(1, failure.injected(), "claims failed");

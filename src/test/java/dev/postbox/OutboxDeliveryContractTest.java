@@ -24,6 +24,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.LockSupport;
+import javax.sql.DataSource;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -76,26 +77,11 @@ public abstract class OutboxDeliveryContractTest extends OutboxSuite {
   void aClaimFailingWhileItCarriesFinishedRowsLeavesThemToTheWriterAndNothingIsRedelivered() {
     ClaimFailure failure = ClaimFailure.carrying(ds, 1);
     RecordingTransport transport = new RecordingTransport();
-    Dispatcher d =
-        started(
-            Dispatcher.builder(failure.dataSource())
-                .outbox(outbox, transport)
-                .instanceId(nextInstanceId())
-                .pollInterval(Duration.ofMillis(20))
-                .shutdownTimeout(Duration.ofSeconds(10)));
-    int n = 20;
-    for (int i = 0; i < n; i++) {
-      String id = "trickle-" + i;
-      add(Message.of("t", "{}").eventId(id)); // one at a time: the next claim carries its success
-      d.wakeUp();
-      Await.until(WAIT, id, () -> transport.count(id) == 1);
-    }
+    Dispatcher d = started(trickling(failure.dataSource(), transport));
+    trickle(d, transport, "trickle-", 20);
 
-    Await.until(WAIT, "every delivered row deleted", () -> rows() == 0);
     assertEquals(1, failure.injected(), "claims failed while carrying finished rows");
-    assertEquals(n, transport.deliveries.size(), "distinct delivered");
-    assertEquals(n, transport.total.get(), "deliveries");
-    assertEquals(0, transport.duplicated(), "duplicated");
+    assertEachDeliveredOnce(transport, 20);
   }
 
   @Test
@@ -105,12 +91,8 @@ public abstract class OutboxDeliveryContractTest extends OutboxSuite {
     AtomicInteger leaseLost = new AtomicInteger();
     Dispatcher d =
         started(
-            Dispatcher.builder(lostAck.dataSource())
-                .outbox(outbox, transport)
-                .instanceId(nextInstanceId())
-                .pollInterval(Duration.ofMillis(20))
+            trickling(lostAck.dataSource(), transport)
                 .lease(Duration.ofSeconds(3)) // what the lost claim took is delivered after it
-                .shutdownTimeout(Duration.ofSeconds(10))
                 .listener(
                     new Listener() {
                       @Override
@@ -118,17 +100,37 @@ public abstract class OutboxDeliveryContractTest extends OutboxSuite {
                         leaseLost.addAndGet(count);
                       }
                     }));
-    int n = 20;
+    trickle(d, transport, "ack-", 20);
+
+    assertEquals(1, lostAck.injected(), "claims whose commit was not acknowledged");
+    assertEquals(0, leaseLost.get(), "leases reported lost");
+    assertEachDeliveredOnce(transport, 20);
+  }
+
+  /** A dispatcher on {@code source} that polls every 20 ms, for the trickle below. */
+  private Dispatcher.Builder trickling(DataSource source, Transport transport) {
+    return Dispatcher.builder(source)
+        .outbox(outbox, transport)
+        .instanceId(nextInstanceId())
+        .pollInterval(Duration.ofMillis(20))
+        .shutdownTimeout(Duration.ofSeconds(10));
+  }
+
+  /**
+   * Adds {@code n} messages one at a time, each after the last was delivered, so that the next
+   * claim carries its success; returns once every delivered row is deleted.
+   */
+  private void trickle(Dispatcher d, RecordingTransport transport, String prefix, int n) {
     for (int i = 0; i < n; i++) {
-      String id = "ack-" + i;
-      add(Message.of("t", "{}").eventId(id)); // one at a time: the next claim carries its success
+      String id = prefix + i;
+      add(Message.of("t", "{}").eventId(id));
       d.wakeUp();
       Await.until(WAIT, id, () -> transport.count(id) == 1);
     }
-
     Await.until(WAIT, "every delivered row deleted", () -> rows() == 0);
-    assertEquals(1, lostAck.injected(), "claims whose commit was not acknowledged");
-    assertEquals(0, leaseLost.get(), "leases reported lost");
+  }
+
+  private static void assertEachDeliveredOnce(RecordingTransport transport, int n) {
     assertEquals(n, transport.deliveries.size(), "distinct delivered");
     assertEquals(n, transport.total.get(), "deliveries");
     assertEquals(0, transport.duplicated(), "duplicated");
