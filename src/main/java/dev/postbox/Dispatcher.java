@@ -217,12 +217,13 @@ public final class Dispatcher implements AutoCloseable {
   }
 
   /**
-   * Waits until this dispatcher is idle: for each of its tables, a claim made after this call found
-   * nothing to claim while no row of that table was in flight here and no other claim of it was
-   * under way. Then everything committed before the call and due has been delivered (or has failed
-   * and waits for its retry, or was parked), and its outcome is written. Meant for tests: add in a
-   * committed transaction, call {@code awaitIdle}, then assert what the transport received. It
-   * wakes the claim loops, so it does not wait for the poll interval.
+   * Waits until this dispatcher is idle: for each of its tables, a claim made after this call
+   * looked at every row it could claim and found none, while no row of that table was in flight
+   * here and no other claim of it was under way. Then everything committed before the call and due
+   * has been delivered (or has failed and waits for its retry, or was parked), and its outcome is
+   * written. Meant for tests: add in a committed transaction, call {@code awaitIdle}, then assert
+   * what the transport received. It wakes the claim loops, so it does not wait for the poll
+   * interval.
    *
    * <p>Rows waiting for a retry or a delay, parked rows, rows behind a parked key and rows leased
    * by other instances do not count as work. During an outage nothing is claimed, so it waits until

@@ -11,6 +11,7 @@ import dev.postbox.testing.RecordingTransport;
 import dev.postbox.testing.Sql;
 import dev.postbox.testing.StalledExtraClaim;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -179,6 +180,34 @@ public abstract class AwaitIdleContractTest extends OutboxSuite {
     assertEquals(0, delivered.count("k-2"), "delivered before the parked message of its key");
     assertEquals(1, Sql.count(ds, "SELECT COUNT(*) FROM postbox_outbox WHERE state = 2"));
     assertEquals(1, Sql.count(ds, "SELECT COUNT(*) FROM postbox_outbox WHERE state = 0"));
+  }
+
+  @Test
+  void dueMessagesBeyondAWindowFullOfBlockedRowsKeepItBusy() throws Exception {
+    // regression: the claim searched a window of 10 due rows, all waiting behind a parked head;
+    // the walk beyond it visited a batch of keys per claim and looked for unkeyed rows at most
+    // once a second, so an empty claim "proved" the lane idle with most of these undelivered
+    List<Message> blocked = new ArrayList<>();
+    for (int i = 0; i <= 12; i++) {
+      blocked.add(Message.of("t", "{}").eventId("p-" + i).key("p"));
+    }
+    Sql.commit(ds, c -> outbox.addAll(c, blocked));
+    Sql.update(ds, "UPDATE postbox_outbox SET state = 2 WHERE event_id = 'p-0'");
+    List<Message> beyond = new ArrayList<>();
+    for (int i = 0; i < 30; i++) {
+      beyond.add(Message.of("t", "{}").eventId("plain-" + i));
+      beyond.add(Message.of("t", "{}").eventId("keyed-" + i).key(String.format("b%02d", i)));
+    }
+    Sql.commit(ds, c -> outbox.addAll(c, beyond));
+    RecordingTransport transport = new RecordingTransport();
+    Dispatcher dispatcher = started(slowPolling(transport).batchSize(5));
+
+    assertTrue(dispatcher.awaitIdle(WAIT));
+    assertEquals(60, transport.total.get(), "delivered when awaitIdle returned");
+    assertEquals(0, transport.duplicated(), "duplicated");
+    for (int i = 1; i <= 12; i++) {
+      assertEquals(0, transport.count("p-" + i), "p-" + i + " overtook its parked head");
+    }
   }
 
   @Test

@@ -305,7 +305,7 @@ public abstract class OutboxDeliveryContractTest extends OutboxSuite {
       messages.add(Message.of("t", "{}").eventId("h-" + i));
     }
     add(messages.toArray(Message[]::new));
-    LostAcknowledgement lostAck = new LostAcknowledgement(ds, sql -> sql.contains("attempts - 1"));
+    LostAcknowledgement lostAck = new LostAcknowledgement(ds, sql -> sql.contains("attempts - ?"));
     AtomicInteger leaseLost = new AtomicInteger();
     // the probe: the first send after the outage began, the newest row handed back (h-10, unless
     // the writer took only some of the hand-backs into the batch whose acknowledgement is lost;

@@ -1,9 +1,11 @@
 package dev.postbox.internal;
 
+import dev.postbox.internal.sql.ClaimReport;
 import dev.postbox.internal.sql.Claimed;
 import dev.postbox.internal.sql.Probe;
 import java.sql.SQLException;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -190,19 +192,32 @@ final class ClaimLoop<T> implements Runnable {
               && held.isEmpty()
               && !idle.extraClaimInFlight()
               && !idle.unseenLeasesPossible();
-      List<Claimed<T>> claimed =
-          claim(limit, probed == null ? null : new Probe(probed, true, oldest), carried);
+      // searching every key beyond a full window costs a walk over all keys: only for a proof
+      List<Claimed<T>> claimed = new ArrayList<>(limit);
+      ClaimReport report =
+          claim(
+              limit,
+              probed == null ? null : new Probe(probed, true, oldest),
+              carried,
+              mayProveIdle && idle.awaited(),
+              claimed);
       if (carried != null) {
         writer.carried(carried);
         carried = null;
       }
-      if (claimed.isEmpty() && mayProveIdle && held.isEmpty() && idle.activity() == activity) {
+      if (claimed.isEmpty()
+          && mayProveIdle
+          && report.searchedAll()
+          && report.failedAfterCommit() == null
+          && held.isEmpty()
+          && idle.activity() == activity) {
         idle.proved(activity);
       }
+      partFailed(report);
       if (claimed.isEmpty() && probed != null) {
-        claimed = claim(limit, new Probe(probed, false, oldest), null);
+        claim(limit, new Probe(probed, false, oldest), null, false, claimed);
         if (claimed.isEmpty() && !probed.isEmpty()) {
-          claimed = claim(limit, new Probe(List.of(), false, oldest), null);
+          claim(limit, new Probe(List.of(), false, oldest), null, false, claimed);
         }
       }
       rows = claimed;
@@ -242,6 +257,22 @@ final class ClaimLoop<T> implements Runnable {
   }
 
   /**
+   * A part of a claim that failed after an earlier part committed ({@link
+   * ClaimReport#failedAfterCommit}): handled as a failed claim that carried nothing (the first part
+   * recorded the carried successes), while the rows taken before it are delivered.
+   */
+  private void partFailed(ClaimReport report) {
+    if (report.failedAfterCommit() != null) {
+      claimFailed(report.failedAfterCommit(), null);
+      log.warn(
+          "{} - part of a claim failed after its first part committed; its rows are delivered, the"
+              + " rest is left to the next claim: {}",
+          name,
+          report.failedAfterCommit().toString());
+    }
+  }
+
+  /**
    * What a failed claim leaves: if it may have committed ({@link Claimer#mayHaveCommitted}), rows
    * it leased that this lane never saw, until a lease has passed; the successes it carried go back
    * to the writer, as a retry of it if it may have committed.
@@ -271,11 +302,11 @@ final class ClaimLoop<T> implements Runnable {
       backlog.claimed(false);
       return true;
     }
-    List<Claimed<T>> rows;
+    List<Claimed<T>> rows = new ArrayList<>(limit);
     Carried carried = writer.queue().takeForClaim();
     idle.extraClaimStarted();
     try {
-      rows = claim(limit, null, carried);
+      partFailed(claim(limit, null, carried, false, rows));
       if (carried != null) {
         writer.carried(carried);
         carried = null;
@@ -318,12 +349,15 @@ final class ClaimLoop<T> implements Runnable {
     return 4 * sendNanosPerRow * rows / settings.concurrency() > claimNanos;
   }
 
-  private List<Claimed<T>> claim(int limit, Probe probe, Carried carried) throws SQLException {
-    List<Claimed<T>> rows = claimer.claim(limit, probe, carried);
+  /** Claims into {@code rows} and holds what it claimed. */
+  private ClaimReport claim(
+      int limit, Probe probe, Carried carried, boolean searchAll, List<Claimed<T>> rows)
+      throws SQLException {
+    ClaimReport report = claimer.claim(limit, probe, carried, searchAll, rows);
     for (Claimed<T> row : rows) {
       held.put(row.id(), row);
     }
-    return rows;
+    return report;
   }
 
   private void waitForWakeUp(Duration timeout) {

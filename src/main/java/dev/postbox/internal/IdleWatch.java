@@ -10,16 +10,17 @@ import java.util.concurrent.locks.ReentrantLock;
 /**
  * Tells when a lane is idle: its main claim loop claimed nothing while it held no row, no extra
  * loop's claim was in flight and nothing else happened on the lane (no other claim started, no
- * outcome written), so at that claim's moment no row was claimable and none was in flight. Rows
- * waiting for a retry or a delay, parked rows and rows behind a parked key are not claimable, so
- * they do not keep a lane busy. Thread-safe: the claim loops and the writer report here; any thread
- * waits.
+ * outcome written), and the claim looked at every row it could have claimed, so at that claim's
+ * moment no row was claimable and none was in flight. Rows waiting for a retry or a delay, parked
+ * rows and rows behind a parked key are not claimable, so they do not keep a lane busy.
+ * Thread-safe: the claim loops and the writer report here; any thread waits.
  */
 final class IdleWatch {
   private static final long WAKE_EVERY_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
 
   private final AtomicLong activity = new AtomicLong();
   private final AtomicInteger extraClaims = new AtomicInteger(); // extra loops' claims in flight
+  private final AtomicInteger waiting = new AtomicInteger(); // threads in awaitProofAfter
   private final ReentrantLock lock = new ReentrantLock();
   private final Condition proved = lock.newCondition();
   private long lastProof; // the activity count at the start of the latest proving claim; lock
@@ -63,6 +64,15 @@ final class IdleWatch {
     return unseenLeasesEnd.get() - System.nanoTime() > 0;
   }
 
+  /**
+   * True while a thread waits for a proof: only then is a claim asked to search for every claimable
+   * row ({@link dev.postbox.internal.sql.ClaimStrategy#claim}), which a proof needs and which, on a
+   * table ordered by key with a full window, costs a walk over every key.
+   */
+  boolean awaited() {
+    return waiting.get() > 0;
+  }
+
   /** True while an extra loop's claim is in flight. */
   boolean extraClaimInFlight() {
     return extraClaims.get() > 0;
@@ -91,6 +101,16 @@ final class IdleWatch {
    * again. False on the deadline.
    */
   boolean awaitProofAfter(long seen, long deadlineNanos, Runnable wakeUp)
+      throws InterruptedException {
+    waiting.incrementAndGet();
+    try {
+      return awaitProof(seen, deadlineNanos, wakeUp);
+    } finally {
+      waiting.decrementAndGet();
+    }
+  }
+
+  private boolean awaitProof(long seen, long deadlineNanos, Runnable wakeUp)
       throws InterruptedException {
     while (true) {
       wakeUp.run();

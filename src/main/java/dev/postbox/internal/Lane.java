@@ -188,9 +188,9 @@ public final class Lane<T> {
   }
 
   /**
-   * Waits until a claim started after {@code seen} proves the lane idle: it claimed nothing while
-   * the lane held no row, no extra loop's claim was in flight and nothing else happened on the
-   * lane. Wakes the claim loop meanwhile.
+   * Waits until a claim started after {@code seen} proves the lane idle: it looked at every row it
+   * could claim and claimed nothing while the lane held no row, no extra loop's claim was in flight
+   * and nothing else happened on the lane. Wakes the claim loop meanwhile.
    *
    * @param seen what {@link #activity} returned before the wait
    * @param deadlineNanos the {@link System#nanoTime} at which to give up

@@ -94,7 +94,7 @@ final class OutcomeBatch {
     String owner = settings.instanceId();
     switch (o.kind()) {
       case RELEASED -> {
-        return sql.release(c, row.id(), owner, row.claims(), row.due());
+        return sql.release(c, row.id(), owner, row.claims(), row.due(), row.charged());
       }
       case PARKED -> {
         String error = Text.errorOf(o.error());

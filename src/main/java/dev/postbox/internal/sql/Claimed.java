@@ -6,7 +6,7 @@ import java.time.Instant;
  * A row this instance holds a lease on.
  *
  * @param id primary key
- * @param attempt this attempt's number (attempts after the claim incremented it)
+ * @param attempt this attempt's number: the attempts before the claim, plus one
  * @param claims the row's claim count after this claim incremented it: with {@code leased_by} it
  *     fences this claim's outcome, since unlike {@code attempts} it never goes back
  * @param maxAttempts the row's own limit, or 0 to use the dispatcher's
@@ -22,6 +22,10 @@ import java.time.Instant;
  *     counted, or it was parked and replayed (outage refunds leave {@code last_error} as it was);
  *     false for a row whose earlier attempts, if any, ended with no outcome (a crash, a lost
  *     lease), so that its failure is as much evidence of an outage as a first attempt's
+ * @param charged true if the claim counted this attempt in the row's {@code attempts} (so that a
+ *     crash mid-delivery counts); false for a row of a run behind its key's head, which is handed
+ *     to the transport only after the rows before it went through, and whose attempt is counted
+ *     only by its outcome: a head that crashes its sender spends its own attempts, not theirs
  */
 public record Claimed<T>(
     long id,
@@ -34,17 +38,32 @@ public record Claimed<T>(
     String defect,
     String key,
     Instant due,
-    boolean failedBefore) {
+    boolean failedBefore,
+    boolean charged) {
 
   public Claimed(
       long id, int attempt, int claims, int maxAttempts, String ref, String topic, T item) {
-    this(id, attempt, claims, maxAttempts, ref, topic, item, null, null, null, false);
+    this(id, attempt, claims, maxAttempts, ref, topic, item, null, null, null, false, true);
   }
 
-  /** This row as its claim found it: keeping the order of {@code key}, due at {@code due}. */
-  Claimed<T> as(String key, Instant due, boolean failedBefore) {
+  /**
+   * This row as its claim found it: keeping the order of {@code key}, due at {@code due}, its
+   * attempt counted by the claim if {@code charged}.
+   */
+  Claimed<T> as(String key, Instant due, boolean failedBefore, boolean charged) {
     return new Claimed<>(
-        id, attempt, claims, maxAttempts, ref, topic, item, defect, key, due, failedBefore);
+        id,
+        attempt,
+        claims,
+        maxAttempts,
+        ref,
+        topic,
+        item,
+        defect,
+        key,
+        due,
+        failedBefore,
+        charged);
   }
 
   /** A claimed row whose columns could not be turned into an item. */
@@ -60,6 +79,7 @@ public record Claimed<T>(
         "row could not be read: " + problem,
         null,
         null,
-        false);
+        false,
+        true);
   }
 }

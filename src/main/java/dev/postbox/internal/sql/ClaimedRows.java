@@ -21,11 +21,14 @@ final class ClaimedRows {
    * On a table ordered by key, each row keeps its key; where the claim returns it, each row keeps
    * the {@code available_at} it had before the claim ({@code due_before_claim}), so that a
    * hand-back restores it; each row says whether an earlier attempt failed ({@code failed_before}).
+   * {@code charged}: whether the claim counted the rows' attempts (not for the rows of runs behind
+   * their heads), where the statement does not say so per row ({@code charged}).
    */
   static <T> void read(
       ResultSet rs,
       QueueSql sql,
       int offset,
+      boolean charged,
       RowReader<T> reader,
       List<Claimed<T>> into,
       Finish finish,
@@ -44,7 +47,9 @@ final class ClaimedRows {
       if ((finish != null || windowRows != null) && rs.wasNull()) {
         continue;
       }
-      int attempt = rs.getInt("attempts") + offset;
+      boolean counted = sql.claimReturnsCharge ? rs.getInt("charged") == 1 : charged;
+      // returned as the claim left them (offset 0), an uncounted row's attempts lack this one
+      int attempt = rs.getInt("attempts") + (offset == 0 && !counted ? 1 : offset);
       int claims = rs.getInt("claims") + offset;
       Claimed<T> row;
       try {
@@ -55,7 +60,7 @@ final class ClaimedRows {
       }
       Instant due = sql.claimReturnsDue ? dialect.readInstant(rs, "due_before_claim") : null;
       String key = keyColumn == null ? null : rs.getString(keyColumn);
-      into.add(row.as(key, due, rs.getBoolean("failed_before")));
+      into.add(row.as(key, due, rs.getBoolean("failed_before"), counted));
     }
   }
 }

@@ -5,8 +5,10 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 
@@ -17,7 +19,11 @@ import java.util.concurrent.TimeUnit;
  * heads may wait beyond it, which a window alone would leave waiting until every row before them is
  * delivered (forever, behind a parked head). The walk visits the keys in key order from where its
  * previous walk stopped, wrapping round at the last key, and offers each key's oldest pending row
- * to the next claim, which checks it is due and the head of its key under its lock.
+ * that is due and, where parked rows block their keys, has no parked row before it; the claim
+ * checks again under its lock that it is due and the head of its key.
+ *
+ * <p>{@link #everyHead} visits every key instead, for a claim that must know whether anything is
+ * claimable at all (one that may prove its lane idle).
  *
  * <p>One per claim strategy, used by its lane's claim loop only: not thread-safe.
  */
@@ -25,6 +31,8 @@ final class KeyWalk {
   // messages without a key are not in the walk: they are looked for past the window this often
   // (an unbounded search, as cheap as the window only when such messages wait)
   private static final long UNKEYED_EVERY_NANOS = TimeUnit.SECONDS.toNanos(1);
+  // keys read per statement when every key is visited
+  private static final int PAGE = 500;
 
   private final QueueSql sql;
   private long unkeyedAt = System.nanoTime() - UNKEYED_EVERY_NANOS;
@@ -33,6 +41,9 @@ final class KeyWalk {
   KeyWalk(QueueSql sql) {
     this.sql = sql;
   }
+
+  /** What a walk offers a claim: candidate ids, and whether they are every claimable one. */
+  record Found(List<Long> ids, boolean everyHead) {}
 
   /**
    * Whether a claim that searched a window of {@code windowRows} due rows and took {@code claimed}
@@ -44,9 +55,15 @@ final class KeyWalk {
         && claimed < limit;
   }
 
+  /** Whether a claim that searched a window of {@code windowRows} due rows saw every due row. */
+  boolean windowHeldAll(int windowRows) {
+    return windowRows < sql.window;
+  }
+
   /**
-   * The oldest pending row of each of up to {@code keys} keys after the last walk's, wrapping round
-   * to the first key once, if it is due; read on {@code c} without locks.
+   * The heads of up to {@code keys} keys after the last walk's, wrapping round to the first key
+   * once, and now and then ({@link #UNKEYED_EVERY_NANOS}) up to {@code keys} due rows without a
+   * key; read on {@code c} without locks.
    */
   List<Long> next(Connection c, int keys) throws SQLException {
     String start = after;
@@ -68,15 +85,78 @@ final class KeyWalk {
       unkeyedAt = System.nanoTime();
       ids.addAll(unkeyed(c, keys));
     }
-    for (Head head : heads) {
-      if (head.due()) { // a key whose oldest row is leased or waits for a retry is busy
-        ids.add(head.id());
-      }
-    }
+    ids.addAll(due(c, heads));
     return new ArrayList<>(ids);
   }
 
+  /**
+   * Every key's head, from the first key to the last, and the due rows without a key, up to {@code
+   * room} of each; {@link Found#everyHead} if there were fewer than that of both, so that a claim
+   * of them which takes none proves that nothing is claimable. Read on {@code c} without locks.
+   */
+  Found everyHead(Connection c, int room) throws SQLException {
+    List<Long> unkeyed = unkeyed(c, room);
+    unkeyedAt = System.nanoTime();
+    List<Long> heads = new ArrayList<>();
+    String from = null;
+    boolean lastKey = false;
+    while (!lastKey && heads.size() < room) {
+      List<Head> page = read(c, from, PAGE);
+      lastKey = page.size() < PAGE;
+      if (!page.isEmpty()) {
+        from = page.getLast().key();
+        heads.addAll(due(c, page));
+      }
+    }
+    Set<Long> ids = new LinkedHashSet<>(unkeyed);
+    ids.addAll(heads.size() > room ? heads.subList(0, room) : heads);
+    return new Found(new ArrayList<>(ids), lastKey && heads.size() < room && unkeyed.size() < room);
+  }
+
   private record Head(String key, long id, boolean due) {}
+
+  /**
+   * The ids of {@code heads} that are due, and, where parked rows block their keys, have no parked
+   * row of their key before them: a key whose oldest pending row is leased, waits for a retry or
+   * waits behind a parked row has nothing to claim.
+   */
+  private List<Long> due(Connection c, List<Head> heads) throws SQLException {
+    List<Head> due = new ArrayList<>(heads.size());
+    for (Head head : heads) {
+      if (head.due()) {
+        due.add(head);
+      }
+    }
+    Map<String, Long> parked = parkedBefore(c, due);
+    List<Long> ids = new ArrayList<>(due.size());
+    for (Head head : due) {
+      Long firstParked = parked.get(head.key());
+      if (firstParked == null || firstParked > head.id()) {
+        ids.add(head.id());
+      }
+    }
+    return ids;
+  }
+
+  /** For the keys of {@code heads} that have parked rows blocking them: the oldest one's id. */
+  private Map<String, Long> parkedBefore(Connection c, List<Head> heads) throws SQLException {
+    Map<String, Long> parked = new HashMap<>();
+    if (sql.parkedOfKeys == null || heads.isEmpty()) {
+      return parked;
+    }
+    try (PreparedStatement ps = c.prepareStatement(sql.parkedOfKeys(heads.size()))) {
+      int p = 1;
+      for (Head head : heads) {
+        ps.setString(p++, head.key());
+      }
+      try (ResultSet rs = ps.executeQuery()) {
+        while (rs.next()) {
+          parked.put(rs.getString(1), rs.getLong(2));
+        }
+      }
+    }
+    return parked;
+  }
 
   /** Up to {@code n} due rows without a key, oldest due first. */
   private List<Long> unkeyed(Connection c, int n) throws SQLException {

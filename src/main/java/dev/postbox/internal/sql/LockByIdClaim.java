@@ -36,37 +36,36 @@ class LockByIdClaim implements ClaimStrategy {
   }
 
   @Override
-  public <T> void claim(
+  public <T> ClaimReport claim(
       Connection c,
       int limit,
       Probe probe,
       Finish finish,
+      boolean searchAll,
       RowReader<T> reader,
       List<Claimed<T>> into)
       throws SQLException {
     c.setAutoCommit(false);
+    boolean committing = false;
     try {
       if (finish != null) {
         finish.written = sql.finish(c, owner, finish.claims, finish.ids, keepDone);
       }
       // read after the finish, so that rows committed meanwhile are in this claim, not the next
-      lockWithRuns(c, limit, probe, reader, into);
-      if (!into.isEmpty()) {
-        List<Long> ids = new ArrayList<>(into.size());
-        into.forEach(row -> ids.add(row.id()));
-        try (PreparedStatement ps = c.prepareStatement(sql.lease(ids.size()))) {
-          ps.setString(1, owner);
-          ps.setLong(2, leaseMillis);
-          QueueSql.bindIds(ps, 3, ids);
-          ps.executeUpdate();
-        }
-      }
+      boolean searchedAll = lockWithRuns(c, limit, probe, searchAll, reader, into);
+      lease(c, ids(into, true), false);
+      lease(c, ids(into, false), true);
+      committing = true;
       c.commit();
+      return ClaimReport.searched(searchedAll);
     } catch (Throwable e) { // even an Error must not commit or leave a transaction open
       try {
         c.rollback();
       } catch (SQLException rollbackFailure) {
         e.addSuppressed(rollbackFailure);
+      }
+      if (!committing && e instanceof SQLException s) {
+        throw new NothingWritten(s); // failed before the commit was sent
       }
       throw e;
     } finally {
@@ -75,26 +74,66 @@ class LockByIdClaim implements ClaimStrategy {
   }
 
   /**
+   * The ids of the rows of {@code rows} whose attempt the claim counts ({@code charged}), or not.
+   */
+  static <T> List<Long> ids(List<Claimed<T>> rows, boolean charged) {
+    List<Long> ids = new ArrayList<>(rows.size());
+    for (Claimed<T> row : rows) {
+      if (row.charged() == charged) {
+        ids.add(row.id());
+      }
+    }
+    return ids;
+  }
+
+  /** Leases the locked rows {@code ids}, a run's rows behind their heads without an attempt. */
+  private void lease(Connection c, List<Long> ids, boolean run) throws SQLException {
+    if (ids.isEmpty()) {
+      return;
+    }
+    try (PreparedStatement ps =
+        c.prepareStatement(run ? sql.leaseRun(ids.size()) : sql.lease(ids.size()))) {
+      ps.setString(1, owner);
+      ps.setLong(2, leaseMillis);
+      QueueSql.bindIds(ps, 3, ids);
+      ps.executeUpdate();
+    }
+  }
+
+  /**
    * Locks up to {@code limit} due rows into {@code into} ({@link #lock}); on a table ordered by
    * key, with the runs behind the heads ({@link #addRuns}), and if the window was full and the
-   * claim is still short, the heads a walk over the keys finds, with their runs ({@link KeyWalk}).
+   * claim is still short, the heads a walk over the keys finds ({@link KeyWalk}; every key's if
+   * {@code searchAll}), with their runs. Returns whether every claimable row was looked at.
    */
-  <T> void lockWithRuns(
-      Connection c, int limit, Probe probe, RowReader<T> reader, List<Claimed<T>> into)
+  <T> boolean lockWithRuns(
+      Connection c,
+      int limit,
+      Probe probe,
+      boolean searchAll,
+      RowReader<T> reader,
+      List<Claimed<T>> into)
       throws SQLException {
     int window = lock(c, limit, probe, reader, into);
     addRuns(c, limit, probe, reader, into);
-    if (probe != null || sql.keyOrder == null || !walk.wanted(window, into.size(), limit)) {
-      return;
+    if (probe != null || sql.keyOrder == null) {
+      return true;
     }
-    List<Long> far = walk.next(c, limit - into.size());
+    if (!walk.wanted(window, into.size(), limit)) {
+      return walk.windowHeldAll(window);
+    }
+    int room = limit - into.size();
+    KeyWalk.Found found =
+        searchAll ? walk.everyHead(c, room) : new KeyWalk.Found(walk.next(c, room), false);
+    List<Long> far = new ArrayList<>(found.ids());
     Set<Long> taken = new HashSet<>();
     into.forEach(row -> taken.add(row.id()));
     far.removeIf(taken::contains);
     List<Claimed<T>> farRows = new ArrayList<>();
-    lockCandidates(c, far, limit - into.size(), null, reader, farRows);
-    addRuns(c, limit - into.size(), null, reader, farRows);
+    lockCandidates(c, far, room, null, reader, farRows);
+    addRuns(c, room, null, reader, farRows);
     into.addAll(farRows);
+    return found.everyHead();
   }
 
   /**
@@ -138,7 +177,7 @@ class LockByIdClaim implements ClaimStrategy {
       ps.setInt(QueueSql.bindIds(ps, 1, candidates), limit - into.size());
       try (ResultSet rs = ps.executeQuery()) {
         // the SELECT sees the counts before the UPDATE adds one
-        ClaimedRows.read(rs, sql, 1, reader, into, null, null);
+        ClaimedRows.read(rs, sql, 1, true, reader, into, null, null);
       }
     }
   }
@@ -161,7 +200,7 @@ class LockByIdClaim implements ClaimStrategy {
     try (PreparedStatement ps = c.prepareStatement(sql.lockFollowers(ids.size()))) {
       QueueSql.bindIds(ps, 1, ids);
       try (ResultSet rs = ps.executeQuery()) {
-        ClaimedRows.read(rs, sql, 1, reader, locked, null, null);
+        ClaimedRows.read(rs, sql, 1, false, reader, locked, null, null);
       }
     }
     into.addAll(Runs.unbroken(runs, locked));

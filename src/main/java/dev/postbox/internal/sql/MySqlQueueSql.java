@@ -120,6 +120,16 @@ final class MySqlQueueSql implements QueueSqlHome {
         WHERE id IN ({ids})""";
   }
 
+  /** Params: leased_by, lease millis, the ids. */
+  @Override
+  public String leaseRun() {
+    return """
+        UPDATE {table}
+        SET leased_by = ?, claims = claims + 1{claimSet},
+          available_at = TIMESTAMPADD(MICROSECOND, ? * 1000, UTC_TIMESTAMP(6))
+        WHERE id IN ({ids})""";
+  }
+
   /** Params: leased_by, claims, the ids. */
   @Override
   public String delete() {
@@ -155,12 +165,12 @@ final class MySqlQueueSql implements QueueSqlHome {
         WHERE id = ? AND leased_by = ? AND claims = ?""";
   }
 
-  /** Params: id, leased_by, claims. */
+  /** Params: the attempt to refund (1, or 0 if the claim counted none), id, leased_by, claims. */
   @Override
   public String release() {
     return """
         UPDATE {table}
-        SET attempts = attempts - 1, available_at = UTC_TIMESTAMP(6), leased_by = NULL
+        SET attempts = attempts - ?, available_at = UTC_TIMESTAMP(6), leased_by = NULL
         WHERE id = ? AND leased_by = ? AND claims = ?""";
   }
 

@@ -5,8 +5,6 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.List;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * PostgreSQL's claim: one {@code UPDATE … RETURNING} in auto-commit, which also finishes the rows
@@ -16,8 +14,6 @@ import org.slf4j.LoggerFactory;
  * heads it found ({@link KeyWalk}).
  */
 final class OneStatementClaim implements ClaimStrategy {
-  private static final Logger log = LoggerFactory.getLogger(OneStatementClaim.class);
-
   private final QueueSql sql;
   private final String owner;
   private final long leaseMillis;
@@ -33,11 +29,12 @@ final class OneStatementClaim implements ClaimStrategy {
   }
 
   @Override
-  public <T> void claim(
+  public <T> ClaimReport claim(
       Connection c,
       int limit,
       Probe probe,
       Finish finish,
+      boolean searchAll,
       RowReader<T> reader,
       List<Claimed<T>> into)
       throws SQLException {
@@ -45,22 +42,33 @@ final class OneStatementClaim implements ClaimStrategy {
     boolean runs = probe == null && sql.runsInClaim(); // a probe is one row
     if (!runs) {
       claimRows(c, limit, probe, carried, reader, into);
-      return;
+      return ClaimReport.ALL;
     }
     int window = claimRuns(c, carried, List.of(), limit, reader, into);
-    if (walk.wanted(window, into.size(), limit)) {
-      // the first claim has committed: if this part fails, its rows and finish stand, and the
-      // far heads wait for a later claim
-      try {
-        int room = limit - into.size();
-        List<Long> far = walk.next(c, room);
-        if (!far.isEmpty()) {
-          claimRuns(c, null, far, room, reader, into);
-        }
-      } catch (SQLException e) {
-        log.warn(
-            "claim of heads beyond the window failed, left to the next claim: {}", e.toString());
-      }
+    if (!walk.wanted(window, into.size(), limit)) {
+      return ClaimReport.searched(walk.windowHeldAll(window));
+    }
+    // the first claim has committed: its rows and finish stand whatever happens to this part,
+    // whose failure the claim loop handles as a claim's (the walk's reads write nothing; the
+    // second claim may have committed rows unseen); rows read from a second claim that failed
+    // are not kept, as it may not have committed
+    int room = limit - into.size();
+    KeyWalk.Found far;
+    try {
+      far = searchAll ? walk.everyHead(c, room) : new KeyWalk.Found(walk.next(c, room), false);
+    } catch (SQLException e) {
+      return new ClaimReport(false, new NothingWritten(e));
+    }
+    if (far.ids().isEmpty()) {
+      return ClaimReport.searched(far.everyHead());
+    }
+    int firstPart = into.size();
+    try {
+      claimRuns(c, null, far.ids(), room, reader, into);
+      return ClaimReport.searched(far.everyHead());
+    } catch (SQLException e) {
+      into.subList(firstPart, into.size()).clear();
+      return new ClaimReport(false, e);
     }
   }
 
@@ -92,7 +100,7 @@ final class OneStatementClaim implements ClaimStrategy {
             ps.setInt(QueueSql.bindIds(ps, p, probe.excluded()), limit);
           }
           try (ResultSet rs = ps.executeQuery()) {
-            ClaimedRows.read(rs, sql, 0, reader, into, carried, null);
+            ClaimedRows.read(rs, sql, 0, true, reader, into, carried, null);
           }
           return null;
         });
@@ -124,7 +132,7 @@ final class OneStatementClaim implements ClaimStrategy {
             QueueSql.bindFence(ps, p, owner, carried.claims, carried.ids);
           }
           try (ResultSet rs = ps.executeQuery()) {
-            ClaimedRows.read(rs, sql, 0, reader, into, carried, n -> window[0] = n);
+            ClaimedRows.read(rs, sql, 0, true, reader, into, carried, n -> window[0] = n);
           }
           return null;
         });

@@ -34,14 +34,16 @@ final class PipelinedClaim extends LockByIdClaim {
   }
 
   @Override
-  public <T> void claim(
+  public <T> ClaimReport claim(
       Connection c,
       int limit,
       Probe probe,
       Finish finish,
+      boolean searchAll,
       RowReader<T> reader,
       List<Claimed<T>> into)
       throws SQLException {
+    boolean committing = false;
     try (Statement s = c.createStatement()) {
       try { // a batch may have started the transaction before one of its statements failed
         for (String statement : sql.beginClaim) {
@@ -62,19 +64,27 @@ final class PipelinedClaim extends LockByIdClaim {
         }
         // the candidates are read after the begin, not before it in auto-commit: a round trip
         // between that read and the locking one leaves rows committed meanwhile to the next claim
-        lockWithRuns(c, limit, probe, reader, into);
-        if (!into.isEmpty()) {
-          List<Long> ids = new ArrayList<>(into.size());
-          into.forEach(row -> ids.add(row.id()));
-          s.addBatch(inlined(sql.lease(ids.size()), leaseMillis, ids));
+        boolean searchedAll = lockWithRuns(c, limit, probe, searchAll, reader, into);
+        List<Long> heads = ids(into, true);
+        if (!heads.isEmpty()) {
+          s.addBatch(inlined(sql.lease(heads.size()), leaseMillis, heads));
+        }
+        List<Long> runs = ids(into, false); // not charged an attempt until sent
+        if (!runs.isEmpty()) {
+          s.addBatch(inlined(sql.leaseRun(runs.size()), leaseMillis, runs));
         }
         s.addBatch("COMMIT");
+        committing = true; // the COMMIT runs even if the UPDATE before it fails
         s.executeBatch();
+        return ClaimReport.searched(searchedAll);
       } catch (Throwable e) { // even an Error must not commit or leave a transaction open
         try {
           s.execute("ROLLBACK");
         } catch (SQLException rollbackFailure) {
           e.addSuppressed(rollbackFailure);
+        }
+        if (!committing && e instanceof SQLException failure) {
+          throw new NothingWritten(failure); // failed before the COMMIT was sent
         }
         throw e;
       }

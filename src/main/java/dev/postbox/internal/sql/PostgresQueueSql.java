@@ -11,6 +11,11 @@ final class PostgresQueueSql implements QueueSqlHome {
     return Claiming.ONE_STATEMENT;
   }
 
+  @Override
+  public boolean claimReturnsCharge() {
+    return true;
+  }
+
   // The due rows are picked in a MATERIALIZED CTE, which runs exactly once: "id IN (subquery)" may
   // become a semi-join that re-runs the LIMITed FOR UPDATE subquery and leases more rows than the
   // LIMIT. Joined by primary key, it is planned as index probes even in the generic plan made while
@@ -25,8 +30,8 @@ final class PostgresQueueSql implements QueueSqlHome {
   public String claim() {
     return """
         WITH claim$lease (lease_owner, lease_millis) AS (SELECT CAST(? AS VARCHAR), CAST(? AS BIGINT)),
-        claim$due (due_id, due_available_at) AS MATERIALIZED (
-          SELECT id, available_at FROM {table}
+        claim$due (due_id, due_available_at, due_charge) AS MATERIALIZED (
+          SELECT id, available_at, 1 FROM {table}
           WHERE state = 0 AND available_at <= statement_timestamp(){filter}
           ORDER BY available_at, id LIMIT {limit} FOR UPDATE SKIP LOCKED)
         {lease}"""
@@ -44,8 +49,8 @@ final class PostgresQueueSql implements QueueSqlHome {
     return """
         WITH claim$lease (lease_owner, lease_millis) AS (SELECT CAST(? AS VARCHAR), CAST(? AS BIGINT)),
         claim$finished AS ({finish} RETURNING id AS finished$id),
-        claim$due (due_id, due_available_at) AS MATERIALIZED (
-          SELECT id, available_at FROM {table}
+        claim$due (due_id, due_available_at, due_charge) AS MATERIALIZED (
+          SELECT id, available_at, 1 FROM {table}
           WHERE state = 0 AND available_at <= statement_timestamp(){filter}
           ORDER BY available_at, id LIMIT {limit} FOR UPDATE SKIP LOCKED),
         claim$claimed AS ({lease})
@@ -113,14 +118,16 @@ final class PostgresQueueSql implements QueueSqlHome {
         .replace("{lease}", LEASE);
   }
 
-  // every claim's last step: leases the rows claim$due picked and returns them
+  // every claim's last step: leases the rows claim$due picked and returns them; a row of a run
+  // behind its head is not charged an attempt (due_charge 0) until it is handed to the transport
   private static final String LEASE =
       """
       UPDATE {table}
-        SET leased_by = claim$lease.lease_owner, attempts = attempts + 1, claims = claims + 1{claimSet},
+        SET leased_by = claim$lease.lease_owner, attempts = attempts + claim$due.due_charge,
+          claims = claims + 1{claimSet},
           available_at = statement_timestamp() + claim$lease.lease_millis * interval '1 millisecond'
         FROM claim$due, claim$lease WHERE id = claim$due.due_id
-        RETURNING id, attempts, claims, last_error IS NOT NULL AS failed_before, created_at, {columns}, claim$due.due_available_at AS due_before_claim""";
+        RETURNING id, attempts, claims, last_error IS NOT NULL AS failed_before, created_at, {columns}, claim$due.due_available_at AS due_before_claim, claim$due.due_charge AS charged""";
 
   private static final String HEADS =
       """
@@ -151,11 +158,11 @@ final class PostgresQueueSql implements QueueSqlHome {
                 ORDER BY claim$follower.id LIMIT {limit}) claim$capped
               LIMIT (SELECT ({limit} - 1) / GREATEST(COUNT(*), 1) FROM claim$heads)) f) n
           WHERE h.head_key IS NOT NULL AND n.ready),
-        claim$due (due_id, due_available_at) AS MATERIALIZED (
-          SELECT due_id, due_available_at FROM (
-            SELECT head_id AS due_id, head_at AS due_available_at FROM claim$heads
+        claim$due (due_id, due_available_at, due_charge) AS MATERIALIZED (
+          SELECT due_id, due_available_at, due_charge FROM (
+            SELECT head_id AS due_id, head_at AS due_available_at, 1 AS due_charge FROM claim$heads
             UNION ALL
-            (SELECT next_id, next_at FROM claim$next ORDER BY next_pos, head_at, head_id
+            (SELECT next_id, next_at, 0 FROM claim$next ORDER BY next_pos, head_at, head_id
              LIMIT {limit} - (SELECT COUNT(*) FROM claim$heads))) claim$all
           LIMIT (SELECT room FROM claim$lease))""";
 
@@ -197,8 +204,8 @@ final class PostgresQueueSql implements QueueSqlHome {
   public String probe() {
     return """
         WITH claim$lease (lease_owner, lease_millis) AS (SELECT CAST(? AS VARCHAR), CAST(? AS BIGINT)),
-        claim$due (due_id, due_available_at) AS MATERIALIZED (
-          SELECT id, available_at FROM {table}
+        claim$due (due_id, due_available_at, due_charge) AS MATERIALIZED (
+          SELECT id, available_at, 1 FROM {table}
           WHERE state = 0 AND available_at <= statement_timestamp(){filter}{excluded}
           ORDER BY id DESC LIMIT ? FOR UPDATE SKIP LOCKED)
         {lease}"""
@@ -240,12 +247,12 @@ final class PostgresQueueSql implements QueueSqlHome {
         WHERE id = ? AND leased_by = ? AND claims = ?""";
   }
 
-  /** Params: id, leased_by, claims. */
+  /** Params: the attempt to refund (1, or 0 if the claim counted none), id, leased_by, claims. */
   @Override
   public String release() {
     return """
         UPDATE {table}
-        SET attempts = attempts - 1, available_at = statement_timestamp(), leased_by = NULL
+        SET attempts = attempts - ?, available_at = statement_timestamp(), leased_by = NULL
         WHERE id = ? AND leased_by = ? AND claims = ?""";
   }
 

@@ -20,6 +20,7 @@ public final class QueueSql {
   final Dialect dialect;
   final Statements statements;
   final boolean claimReturnsDue; // claimed rows carry their available_at from before the claim
+  final boolean claimReturnsCharge; // claimed rows say whether the claim counted an attempt
   private final String table;
   private final QueueSqlHome home;
   final List<String> beginClaim;
@@ -33,6 +34,7 @@ public final class QueueSql {
   private final String lockCandidates;
   private final String lockProbeCandidates;
   private final String lease;
+  private final String leaseRun;
   private final String delete;
   private final String done;
   private final String fail;
@@ -64,6 +66,7 @@ public final class QueueSql {
   final String walkKeyStep;
   final String unkeyedDue;
   final String walkKeyStepFromStart;
+  final String parkedOfKeys; // null unless parked rows block their keys
 
   private QueueSql(Dialect dialect, QueueSqlHome home, QueueTable<?> t, int batchSize) {
     this.dialect = dialect;
@@ -90,6 +93,10 @@ public final class QueueSql {
     this.unkeyedDue = keyOrder == null ? null : fill(home.unkeyedDue(), t, batchSize);
     this.walkKeyStepFromStart =
         keyOrder == null ? null : fill(home.walkKeyStepFromStart(), t, batchSize);
+    this.parkedOfKeys =
+        keyOrder != null && keyOrder.parkedBlocks()
+            ? fill(home.parkedOfKeys(), t, batchSize)
+            : null;
     this.probe = fill(home.probe(), t, batchSize);
     // the window of a claim by id is searched for heads in Java and under the locks
     this.candidates = fill(home.candidates(), t, batchSize, null, false);
@@ -97,6 +104,7 @@ public final class QueueSql {
     this.lockCandidates = fill(home.lockCandidates(), t, batchSize);
     this.lockProbeCandidates = fill(home.lockProbeCandidates(), t, batchSize);
     this.lease = fill(home.lease(), t, batchSize);
+    this.leaseRun = keyOrder == null ? null : fill(home.leaseRun(), t, batchSize);
     this.delete = fill(home.delete(), t, batchSize);
     this.done = fill(home.done(), t, batchSize);
     this.fail = fill(home.fail(), t, batchSize);
@@ -104,6 +112,7 @@ public final class QueueSql {
     this.release = fill(home.release(), t, batchSize);
     this.releaseTo = fill(home.releaseTo(), t, batchSize);
     this.claimReturnsDue = home.claimReturnsDue();
+    this.claimReturnsCharge = home.claimReturnsCharge();
     this.extend = fill(home.extend(), t, batchSize);
     this.cleanup = fill(home.cleanup(), t, batchSize);
     this.vacuum = fill(home.vacuum(), t, batchSize);
@@ -247,6 +256,11 @@ public final class QueueSql {
     return ids(lease, n);
   }
 
+  /** {@link QueueSqlHome#leaseRun} of {@code n} rows. */
+  String leaseRun(int n) {
+    return ids(leaseRun, n);
+  }
+
   /** The finish of {@code n} rows: {@link QueueSqlHome#done} if they are kept, else delete. */
   String finishSql(int n, boolean keepDone) {
     return finishTexts.text(FinishTexts.Form.FINISH, n, keepDone);
@@ -287,6 +301,11 @@ public final class QueueSql {
 
   String lockFollowers(int n) {
     return ids(lockFollowers, n);
+  }
+
+  /** {@link QueueSqlHome#parkedOfKeys} of {@code n} keys. */
+  String parkedOfKeys(int n) {
+    return ids(parkedOfKeys, n);
   }
 
   String leaseHeads(int n) {
@@ -362,12 +381,15 @@ public final class QueueSql {
   /**
    * {@link QueueSqlHome#releaseTo}: hands a row back, due again when it was due before its claim
    * ({@code due}), so it keeps its turn among the others; {@link QueueSqlHome#release} (due now) if
-   * {@code due} is null. False if the fence did not hold.
+   * {@code due} is null. The attempt its claim counted is refunded ({@code charged}: whether it
+   * counted one). False if the fence did not hold.
    */
-  public boolean release(Connection c, long id, String owner, int claims, Instant due)
+  public boolean release(
+      Connection c, long id, String owner, int claims, Instant due, boolean charged)
       throws SQLException {
     try (PreparedStatement ps = c.prepareStatement(due == null ? release : releaseTo)) {
       int p = 1;
+      ps.setInt(p++, charged ? 1 : 0);
       if (due != null) {
         dialect.bindInstant(ps, p++, due);
       }

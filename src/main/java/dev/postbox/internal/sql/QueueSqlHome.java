@@ -122,6 +122,16 @@ interface QueueSqlHome {
   }
 
   /**
+   * For a table ordered by key whose parked rows block their keys: of the keys {@code {ids}}, each
+   * one that has a parked row, with the oldest parked row's id (served by the key index). Params:
+   * the keys.
+   */
+  default String parkedOfKeys() {
+    return """
+        SELECT {key}, MIN(id) FROM {table} WHERE {key} IN ({ids}) AND state = 2 GROUP BY {key}""";
+  }
+
+  /**
    * Where one statement per key is cheaper than {@link #walkKeys}: the first key after {@code ?} as
    * one row of {@code walk_key}, {@code walk_id} and {@code walk_due}. Params: the key to start
    * after.
@@ -154,8 +164,9 @@ interface QueueSqlHome {
   }
 
   /**
-   * Where the claim holds the write lock: leases the followers {@code {ids}} and returns them as a
-   * claim does. Params: leased_by, lease millis, the ids.
+   * Where the claim holds the write lock: leases the followers {@code {ids}} without counting an
+   * attempt (as {@link #leaseRun}) and returns them as a claim does. Params: leased_by, lease
+   * millis, the ids.
    */
   default String leaseFollowers() {
     return null;
@@ -192,9 +203,30 @@ interface QueueSqlHome {
     return null;
   }
 
-  /** Third step: leases the locked rows {@code {ids}}. Params: leased_by, lease millis, the ids. */
+  /**
+   * Third step: leases the locked rows {@code {ids}}, counting an attempt. Params: leased_by, lease
+   * millis, the ids.
+   */
   default String lease() {
     return null;
+  }
+
+  /**
+   * Third step for the locked rows {@code {ids}} of runs behind their heads: {@link #lease} without
+   * counting an attempt, which counts only once a row is handed to the transport (with its
+   * outcome). Params: leased_by, lease millis, the ids.
+   */
+  default String leaseRun() {
+    return null;
+  }
+
+  /**
+   * Whether every claim statement returns, per row, {@code charged}: 1 if the claim counted an
+   * attempt, 0 for a row of a run behind its head. Elsewhere the strategy knows which statement
+   * took which rows.
+   */
+  default boolean claimReturnsCharge() {
+    return false;
   }
 
   /** Success, deleting the rows {@code {ids}}. Params: leased_by, claims, the ids. */
@@ -213,19 +245,21 @@ interface QueueSqlHome {
   String park();
 
   /**
-   * Hand back a row not started: due at once, attempt not counted (where the claim did not return
-   * the row's due time). Params: id, leased_by, claims.
+   * Hand back a row not started: due at once, the attempt its claim counted refunded (where the
+   * claim did not return the row's due time). Params: the attempt to refund (1, or 0 for a row of a
+   * run behind its head, which its claim did not count), id, leased_by, claims.
    */
   String release();
 
   /**
-   * {@link #release} to the time the row was due before its claim. Params: available_at, id,
-   * leased_by, claims. The same on every database; unused where {@link #claimReturnsDue} is false.
+   * {@link #release} to the time the row was due before its claim. Params: the attempt to refund,
+   * available_at, id, leased_by, claims. The same on every database; unused where {@link
+   * #claimReturnsDue} is false.
    */
   default String releaseTo() {
     return """
         UPDATE {table}
-        SET attempts = attempts - 1, available_at = ?, leased_by = NULL
+        SET attempts = attempts - ?, available_at = ?, leased_by = NULL
         WHERE id = ? AND leased_by = ? AND claims = ?""";
   }
 

@@ -147,15 +147,16 @@ final class SqliteQueueSql implements QueueSqlHome {
       ORDER BY walk$keys.walk_n""");
 
   /**
-   * Under the claim's write lock the followers read are still due. Params: leased_by, lease millis,
-   * the ids.
+   * Under the claim's write lock the followers read are still due. No attempt is counted: one
+   * counts once a row is handed to the transport (with its outcome). Params: leased_by, lease
+   * millis, the ids.
    */
   @Override
   public String leaseFollowers() {
     return sql(
         """
         UPDATE {table}
-        SET leased_by = ?, attempts = attempts + 1, claims = claims + 1{claimSet},
+        SET leased_by = ?, claims = claims + 1{claimSet},
           available_at = ({now} + ?)
         WHERE id IN ({ids})
         RETURNING id, attempts, claims, last_error IS NOT NULL AS failed_before, created_at, {columns}""");
@@ -196,12 +197,12 @@ final class SqliteQueueSql implements QueueSqlHome {
         WHERE id = ? AND leased_by = ? AND claims = ?""");
   }
 
-  /** Params: id, leased_by, claims. */
+  /** Params: the attempt to refund (1, or 0 if the claim counted none), id, leased_by, claims. */
   @Override
   public String release() {
     return sql(
         """
-        UPDATE {table} SET attempts = attempts - 1, available_at = {now}, leased_by = NULL
+        UPDATE {table} SET attempts = attempts - ?, available_at = {now}, leased_by = NULL
         WHERE id = ? AND leased_by = ? AND claims = ?""");
   }
 

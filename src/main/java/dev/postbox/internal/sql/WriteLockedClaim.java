@@ -30,14 +30,16 @@ final class WriteLockedClaim implements ClaimStrategy {
   }
 
   @Override
-  public <T> void claim(
+  public <T> ClaimReport claim(
       Connection c,
       int limit,
       Probe probe,
       Finish finish,
+      boolean searchAll,
       RowReader<T> reader,
       List<Claimed<T>> into)
       throws SQLException {
+    boolean committing = false;
     try (Statement s = c.createStatement()) {
       try {
         for (String begin : sql.beginClaim) {
@@ -58,27 +60,37 @@ final class WriteLockedClaim implements ClaimStrategy {
                 ps.setInt(QueueSql.bindIds(ps, p, probe.excluded()), limit);
               }
               try (ResultSet rs = ps.executeQuery()) {
-                ClaimedRows.read(rs, sql, 0, reader, into, null, null);
+                ClaimedRows.read(rs, sql, 0, true, reader, into, null, null);
               }
               return null;
             });
         if (sql.keyOrder != null && probe == null && !into.isEmpty()) {
           addRuns(c, limit, reader, into);
         }
-        if (heads && into.size() < limit && walk.wanted(window(c), into.size(), limit)) {
-          List<Claimed<T>> far = new ArrayList<>();
-          addFarHeads(c, limit - into.size(), into, reader, far);
-          if (!far.isEmpty()) {
-            addRuns(c, limit - into.size(), reader, far);
+        boolean searchedAll = true;
+        if (heads && into.size() < limit) {
+          int window = window(c);
+          searchedAll = walk.windowHeldAll(window);
+          if (walk.wanted(window, into.size(), limit)) {
+            List<Claimed<T>> far = new ArrayList<>();
+            searchedAll = addFarHeads(c, limit - into.size(), searchAll, into, reader, far);
+            if (!far.isEmpty()) {
+              addRuns(c, limit - into.size(), reader, far);
+            }
+            into.addAll(far);
           }
-          into.addAll(far);
         }
+        committing = true;
         s.execute("COMMIT");
+        return ClaimReport.searched(searchedAll);
       } catch (Throwable e) { // even an Error must not commit or leave a transaction open
         try {
           s.execute("ROLLBACK");
         } catch (SQLException rollbackFailure) {
           e.addSuppressed(rollbackFailure);
+        }
+        if (!committing && e instanceof SQLException failure) {
+          throw new NothingWritten(failure); // failed before the COMMIT was sent
         }
         throw e;
       }
@@ -102,18 +114,26 @@ final class WriteLockedClaim implements ClaimStrategy {
   }
 
   /**
-   * Leases into {@code far} up to {@code room} heads a walk over the keys finds ({@link KeyWalk}),
-   * but those {@code into} holds already; the write lock is held.
+   * Leases into {@code far} up to {@code room} heads a walk over the keys finds ({@link KeyWalk};
+   * every key's if {@code searchAll}), but those {@code into} holds already; the write lock is
+   * held. Returns whether the walk offered every claimable row.
    */
-  private <T> void addFarHeads(
-      Connection c, int room, List<Claimed<T>> into, RowReader<T> reader, List<Claimed<T>> far)
+  private <T> boolean addFarHeads(
+      Connection c,
+      int room,
+      boolean searchAll,
+      List<Claimed<T>> into,
+      RowReader<T> reader,
+      List<Claimed<T>> far)
       throws SQLException {
-    List<Long> ids = walk.next(c, room);
+    KeyWalk.Found found =
+        searchAll ? walk.everyHead(c, room) : new KeyWalk.Found(walk.next(c, room), false);
+    List<Long> ids = new ArrayList<>(found.ids());
     Set<Long> taken = new HashSet<>();
     into.forEach(row -> taken.add(row.id()));
     ids.removeIf(taken::contains);
     if (ids.isEmpty()) {
-      return;
+      return found.everyHead();
     }
     sql.statements.with(
         c,
@@ -123,10 +143,11 @@ final class WriteLockedClaim implements ClaimStrategy {
           ps.setLong(2, leaseMillis);
           ps.setInt(QueueSql.bindIds(ps, 3, ids), room);
           try (ResultSet rs = ps.executeQuery()) {
-            ClaimedRows.read(rs, sql, 0, reader, far, null, null);
+            ClaimedRows.read(rs, sql, 0, true, reader, far, null, null);
           }
           return null;
         });
+    return found.everyHead();
   }
 
   /** Leases the runs behind the heads in {@code into} ({@link Runs}); the write lock is held. */
@@ -146,7 +167,7 @@ final class WriteLockedClaim implements ClaimStrategy {
           ps.setLong(2, leaseMillis);
           QueueSql.bindIds(ps, 3, ids);
           try (ResultSet rs = ps.executeQuery()) {
-            ClaimedRows.read(rs, sql, 0, reader, leased, null, null);
+            ClaimedRows.read(rs, sql, 0, false, reader, leased, null, null);
           }
           return null;
         });

@@ -150,6 +150,7 @@ class MariaDbStalledClaimTest {
             limit,
             null,
             finish,
+            false,
             (rs, dialect, id, attempt, claims, leased) ->
                 new Claimed<>(id, attempt, claims, 0, rs.getString("event_id"), "t", id),
             rows);
