@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.zaxxer.hikari.HikariDataSource;
 import dev.postbox.StoredSchedule.LastRun;
 import dev.postbox.internal.dialect.Dialects;
 import dev.postbox.testing.Await;
@@ -22,6 +23,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.CyclicBarrier;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import javax.sql.DataSource;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -36,8 +38,12 @@ public abstract class RecurringJobsContractTest extends DatabaseTest {
   private final Jobs jobs = Jobs.builder().build();
 
   private Dispatcher.Builder dispatcher(Jobs jobs, JobHandler handler) {
-    return Dispatcher.builder(ds)
-        .jobs(jobs, handler)
+    return dispatcher(ds, jobs, handler);
+  }
+
+  private Dispatcher.Builder dispatcher(DataSource dataSource, Jobs jobs, JobHandler... handlers) {
+    return Dispatcher.builder(dataSource)
+        .jobs(jobs, handlers)
         .instanceId(nextInstanceId())
         .pollInterval(Duration.ofMillis(200))
         .backoff(Backoff.fixed(Duration.ofMillis(10)))
@@ -296,6 +302,25 @@ public abstract class RecurringJobsContractTest extends DatabaseTest {
       assertEquals(previousEnded.plusSeconds(1), runs.get(i).tick(), "run " + (i + 1) + "'s tick");
       assertFalse(runs.get(i).dueAt().isBefore(runs.get(i).tick()));
     }
+  }
+
+  /**
+   * Regression (SQLite): storing a schedule ran {@code BEGIN IMMEDIATE} on a pooled connection as
+   * handed out, inside the transaction a pool configured with auto-commit off had opened, and the
+   * dispatcher failed to start.
+   */
+  @Test
+  void recurringJobsRunOnAPoolThatHandsOutConnectionsInATransaction() {
+    List<JobContext> runs = new CopyOnWriteArrayList<>();
+    try (HikariDataSource inTransaction = db.pool(4, false)) {
+      Dispatcher d =
+          started(
+              dispatcher(inTransaction, jobs, JobHandler.of("tick", runs::add))
+                  .recurring(EVERY_SECOND, "tick", "{}"));
+      Await.until(WAIT, "two runs", () -> runs.size() >= 2);
+      d.close();
+    }
+    assertEquals(1, schedules().size());
   }
 
   /** A finished job's finish time: its available_at while it is kept as done. */
