@@ -127,7 +127,9 @@ final class RecurringJobs {
     return Jdbc.autoCommit(ds, c -> untilSoonest(c, step.now()));
   }
 
-  private record DueRow(String name, String schedule, String payload, Instant tick, Long lastRun) {}
+  /** A due schedule row; for {@code every}, a tick equal to the last tick waits for the end. */
+  private record DueRow(
+      String name, String schedule, String payload, Instant tick, Instant lastTick, Long lastRun) {}
 
   private List<DueRow> due(Connection c, Instant now) throws SQLException {
     List<DueRow> rows = new ArrayList<>();
@@ -146,6 +148,7 @@ final class RecurringJobs {
                   rs.getString("schedule"),
                   rs.getString("payload"),
                   sql.dialect.readInstant(rs, "next_tick"),
+                  sql.dialect.readInstant(rs, "last_tick"),
                   lastRun));
         }
       }
@@ -161,12 +164,17 @@ final class RecurringJobs {
     }
     Instant tick = row.tick();
     if (row.lastRun() != null) {
-      Instant ended = lastRunEnd(c, row.lastRun(), now);
-      if (ended == null) {
-        return false; // unfinished: the tick waits for it
+      RunEnd run = runEnd(c, row.lastRun());
+      if (!run.ended()) {
+        return false; // the tick waits for it
       }
-      if (d.schedule().fromRunEnd()) { // the stored tick was a placeholder until the run ended
-        tick = d.schedule().nextTick(ended);
+      if (d.schedule().fromRunEnd()) {
+        if (run.at() != null) { // the stored tick waited for the run's end, or was timed from it
+          tick = d.schedule().nextTick(run.at());
+        } else if (row.lastTick() == null || !row.tick().isAfter(row.lastTick())) {
+          // the row is gone before a step saw the run end: it ended by now, so time from now
+          tick = d.schedule().nextTick(now);
+        } // else the stored tick was timed from the run's end before the row went: it stands
         if (tick.isAfter(now)) {
           sql.update(c, sql.moved, tick, row.name());
           return false;
@@ -182,23 +190,31 @@ final class RecurringJobs {
         row.name(),
         id,
         tick,
-        next);
+        d.schedule().fromRunEnd() ? "timed from its end" : next);
     return true;
   }
 
   /**
-   * When the job {@code id} ended: its finish time if it is kept done or parked, {@code now} if it
-   * is gone (deleted when done, cancelled or discarded); null if it has not ended.
+   * How a schedule's last run stands: not ended (pending, running or retrying); ended at a time (a
+   * finished row's {@code available_at} is its finish time: kept done, or parked); or ended at a
+   * time unknown, its row gone (deleted when done or by the retention cleanup, cancelled or
+   * discarded).
    */
-  private Instant lastRunEnd(Connection c, long id, Instant now) throws SQLException {
+  private record RunEnd(boolean ended, Instant at) {
+    static final RunEnd UNFINISHED = new RunEnd(false, null);
+    static final RunEnd GONE = new RunEnd(true, null);
+  }
+
+  private RunEnd runEnd(Connection c, long id) throws SQLException {
     try (PreparedStatement ps = c.prepareStatement(sql.lastRun)) {
       ps.setLong(1, id);
       try (ResultSet rs = ps.executeQuery()) {
         if (!rs.next()) {
-          return now;
+          return RunEnd.GONE;
         }
-        // a finished row's available_at is its finish time
-        return rs.getInt("state") == 0 ? null : sql.dialect.readInstant(rs, "available_at");
+        return rs.getInt("state") == 0
+            ? RunEnd.UNFINISHED
+            : new RunEnd(true, sql.dialect.readInstant(rs, "available_at"));
       }
     }
   }

@@ -59,7 +59,7 @@ final class RecurringSql {
     this.table = jobs + "_schedules";
     String now = d.now();
     String lock = d.oneWriter() ? "" : " FOR UPDATE";
-    this.declared = "SELECT schedule, payload FROM " + table + " WHERE name = ?" + lock;
+    this.declared = "SELECT schedule, payload, last_tick FROM " + table + " WHERE name = ?" + lock;
     this.insert =
         "INSERT INTO "
             + table
@@ -106,7 +106,7 @@ final class RecurringSql {
    * so that a tick found due is never after the now its next tick is computed from.
    */
   String due(int names) {
-    return "SELECT name, schedule, payload, next_tick, last_run FROM "
+    return "SELECT name, schedule, payload, next_tick, last_tick, last_run FROM "
         + table
         + " WHERE next_tick <= ? AND name IN ("
         + marks(names)

@@ -56,7 +56,9 @@ final class ScheduleStore {
     if (stored == null) {
       insert(c, d, now);
     } else if (!stored.schedule().equals(schedule)) {
-      Instant next = d.schedule().first(now);
+      // every times its next run from the end of the last: the new one waits for that end too
+      boolean fromEnd = d.schedule().fromRunEnd() && stored.lastTick() != null;
+      Instant next = fromEnd ? stored.lastTick() : d.schedule().first(now);
       sql.update(c, sql.redeclare, schedule, d.payload(), next, d.name());
       log.info(
           "{} - recurring job '{}': schedule changed from {} to {}, next run due {}",
@@ -64,7 +66,7 @@ final class ScheduleStore {
           d.name(),
           stored.schedule(),
           schedule,
-          next);
+          fromEnd ? "after the last run's end" : next);
     } else if (!stored.payload().equals(d.payload())) {
       sql.update(c, sql.repayload, d.payload(), d.name());
       log.info("{} - recurring job '{}': payload changed", instanceId, d.name());
@@ -83,14 +85,19 @@ final class ScheduleStore {
         first);
   }
 
-  /** A stored schedule row's declaration. */
-  private record Stored(String schedule, String payload) {}
+  /** A stored schedule row's declaration and last tick. */
+  private record Stored(String schedule, String payload, Instant lastTick) {}
 
   private Stored stored(Connection c, String name) throws SQLException {
     try (PreparedStatement ps = c.prepareStatement(sql.declared)) {
       ps.setString(1, name);
       try (ResultSet rs = ps.executeQuery()) {
-        return rs.next() ? new Stored(rs.getString("schedule"), rs.getString("payload")) : null;
+        return rs.next()
+            ? new Stored(
+                rs.getString("schedule"),
+                rs.getString("payload"),
+                sql.dialect.readInstant(rs, "last_tick"))
+            : null;
       }
     }
   }

@@ -50,6 +50,16 @@ public abstract class RecurringJobsContractTest extends DatabaseTest {
         .shutdownTimeout(Duration.ofSeconds(10));
   }
 
+  /** A handler of "failing" that records each attempt and fails it. */
+  private static JobHandler failing(List<JobContext> attempts) {
+    return JobHandler.of(
+        "failing",
+        job -> {
+          attempts.add(job);
+          throw new IllegalStateException("partner down");
+        });
+  }
+
   private List<StoredSchedule> schedules() {
     List<List<StoredSchedule>> out = new ArrayList<>();
     Sql.commit(ds, c -> out.add(jobs.schedules(c)));
@@ -63,6 +73,13 @@ public abstract class RecurringJobsContractTest extends DatabaseTest {
 
   private long jobRows() {
     return Sql.count(ds, "SELECT COUNT(*) FROM postbox_jobs");
+  }
+
+  /** The id of the one job that matches {@code where}, once there is one. */
+  private long awaitJob(String what, String where) {
+    String query = "SELECT MIN(id) FROM postbox_jobs WHERE " + where;
+    Await.until(WAIT, what, () -> Sql.value(ds, query) != null);
+    return ((Number) Sql.value(ds, query)).longValue();
   }
 
   @Test
@@ -256,13 +273,7 @@ public abstract class RecurringJobsContractTest extends DatabaseTest {
   void aFailingRunRetriesAndParksLikeAnyJobAndTheNextTickStillRuns() throws Exception {
     Jobs twoAttempts = Jobs.builder().maxAttempts(2).build();
     List<JobContext> attempts = new CopyOnWriteArrayList<>();
-    JobHandler failing =
-        JobHandler.of(
-            "failing",
-            job -> {
-              attempts.add(job);
-              throw new IllegalStateException("report server down");
-            });
+    JobHandler failing = failing(attempts);
     started(dispatcher(twoAttempts, failing).recurring(EVERY_SECOND, "failing", "{}"));
     Await.until(
         WAIT,
@@ -302,6 +313,101 @@ public abstract class RecurringJobsContractTest extends DatabaseTest {
       assertEquals(previousEnded.plusSeconds(1), runs.get(i).tick(), "run " + (i + 1) + "'s tick");
       assertFalse(runs.get(i).dueAt().isBefore(runs.get(i).tick()));
     }
+  }
+
+  /**
+   * Regression: a run deleted as it succeeded (retention zero) stopped its schedule for good: each
+   * step took the missing row's end for "now" and moved the tick to now + d, for ever. The next
+   * tick is d after the step first saw the row gone, and when it comes the run is enqueued.
+   */
+  @Test
+  void everyRunsAgainTheDelayAfterARunDeletedAsItSucceeded() {
+    Jobs deletedWhenDone = Jobs.builder().retention(Duration.ZERO).build();
+    List<JobContext> runs = new CopyOnWriteArrayList<>();
+    JobHandler handler = JobHandler.of("poll", runs::add);
+    started(
+        dispatcher(deletedWhenDone, handler)
+            .recurring(Schedule.every(Duration.ofHours(1)), "poll", "{}"));
+    Await.until(WAIT, "the first run, deleted when done", () -> runs.size() == 1 && jobRows() == 0);
+    Await.until(
+        WAIT,
+        "the next tick timed from the run's end",
+        () -> schedules().get(0).nextTick().isAfter(schedules().get(0).lastTick()));
+    StoredSchedule waiting = schedules().get(0);
+    assertEquals(LastRun.GONE, waiting.lastRun());
+    assertFalse(waiting.nextTick().isBefore(runs.get(0).tick().plusSeconds(3600)), "too soon");
+    assertFalse(waiting.nextTick().isAfter(Sql.dbNow(ds, db).plusSeconds(3600)), "too late");
+
+    // the hour passes
+    Sql.update(ds, "UPDATE postbox_jobs_schedules SET next_tick = " + Sql.nowPlusMillis(db), -1L);
+    Instant due = schedules().get(0).nextTick();
+    Await.until(WAIT, "the run due an hour after the deleted one ended", () -> runs.size() == 2);
+    assertEquals(due, runs.get(1).tick());
+  }
+
+  /**
+   * Regression: the retention cleanup deleted each run's kept row before the schedule's next tick
+   * (its delay longer than the retention), and the schedule stopped for good as above.
+   */
+  @Test
+  void everyGoesOnWhenTheCleanupDeletesEachRunBeforeTheNextTick() {
+    Jobs keptBriefly = Jobs.builder().retention(Duration.ofMillis(300)).build();
+    List<JobContext> runs = new CopyOnWriteArrayList<>();
+    JobHandler handler = JobHandler.of("poll", runs::add);
+    started(
+        dispatcher(keptBriefly, handler)
+            .cleanupInterval(Duration.ofMillis(50))
+            .recurring(Schedule.every(Duration.ofSeconds(2)), "poll", "{}"));
+    Await.until(WAIT, "three runs", () -> runs.size() >= 3);
+    for (int i = 1; i < 3; i++) {
+      Duration gap = Duration.between(runs.get(i - 1).tick(), runs.get(i).tick());
+      assertTrue(gap.compareTo(Duration.ofSeconds(2)) >= 0, "run " + (i + 1) + " after " + gap);
+    }
+  }
+
+  /**
+   * Regression: cancelling a run that waited for its retry's backoff stopped its schedule for good
+   * (the cancelled row is gone, as a deleted one).
+   */
+  @Test
+  void everyGoesOnAfterItsRetryingRunIsCancelled() {
+    List<JobContext> attempts = new CopyOnWriteArrayList<>();
+    JobHandler failing = failing(attempts);
+    started(
+        dispatcher(jobs, failing)
+            .backoff(Backoff.fixed(Duration.ofHours(1)))
+            .recurring(Schedule.every(Duration.ofSeconds(1)), "failing", "{}"));
+    List<Long> cancelled = new ArrayList<>();
+    for (int run = 1; run <= 3; run++) {
+      long id =
+          awaitJob(
+              "run " + run + " waiting for its retry",
+              "attempts = 1 AND state = 0 AND leased_by IS NULL");
+      Sql.commit(ds, c -> assertTrue(jobs.cancel(c, id)));
+      cancelled.add(id);
+    }
+    assertTrue(attempts.stream().allMatch(a -> a.attempt() == 1), "retries ran: " + attempts);
+    assertEquals(3, cancelled.stream().distinct().count(), "runs cancelled: " + cancelled);
+  }
+
+  /**
+   * Regression: discarding a parked run stopped its schedule for good (the discarded row is gone,
+   * as a deleted one).
+   */
+  @Test
+  void everyGoesOnAfterItsParkedRunIsDiscarded() {
+    Jobs oneAttempt = Jobs.builder().maxAttempts(1).build();
+    List<JobContext> attempts = new CopyOnWriteArrayList<>();
+    JobHandler failing = failing(attempts);
+    started(
+        dispatcher(oneAttempt, failing)
+            .recurring(Schedule.every(Duration.ofSeconds(5)), "failing", "{}"));
+    long parked = awaitJob("the first run parked", "state = 2");
+    Sql.commit(ds, c -> assertTrue(oneAttempt.discard(c, parked)));
+    assertEquals(0, jobRows(), "runs besides the discarded one, before it was discarded");
+
+    Await.until(WAIT, "a run after the parked one was discarded", () -> attempts.size() >= 2);
+    assertTrue(attempts.get(1).id() > parked);
   }
 
   /**
