@@ -36,6 +36,9 @@ final class RecurringSql {
   /** Params: a job id. */
   final String lastRun;
 
+  /** Params: the name. Runs of that name not finished, newest first. */
+  final String unfinishedRun;
+
   /** Params: name, payload, max attempts, the step's now (due and created), tick. */
   final String insertRun;
 
@@ -75,6 +78,10 @@ final class RecurringSql {
     this.repayload =
         "UPDATE " + table + " SET payload = ?, updated_at = " + now + " WHERE name = ?";
     this.lastRun = "SELECT state, available_at FROM " + jobs + " WHERE id = ?";
+    this.unfinishedRun =
+        "SELECT id, tick_at FROM "
+            + jobs
+            + " WHERE state = 0 AND name = ? AND tick_at IS NOT NULL ORDER BY id DESC";
     // created at the now the step read, so a run's creation and the next tick computed from that
     // now agree to the microsecond
     this.insertRun =

@@ -13,8 +13,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Stores the schedules a dispatcher declares, when it starts: inserts a new one, updates one stored
- * with another schedule or payload. Stateless apart from its settings; thread-safe.
+ * Stores the schedules a dispatcher declares, when it starts: inserts a new one (adopting a run of
+ * its name still unfinished), updates one stored with another schedule or payload. Stateless apart
+ * from its settings; thread-safe.
  */
 final class ScheduleStore {
   private static final Logger log = LoggerFactory.getLogger(ScheduleStore.class);
@@ -74,15 +75,35 @@ final class ScheduleStore {
     return null;
   }
 
+  /**
+   * Inserts a new schedule row. A run of its name still unfinished, left by a row removed while the
+   * run went on, becomes its last run, so that the first tick waits for it: runs of one name never
+   * overlap. Finding it scans the job table's unfinished rows (there is no index on the name), once
+   * per schedule stored anew, at a dispatcher's start.
+   */
   private void insert(Connection c, Declared d, Instant now) throws SQLException {
     Instant first = d.schedule().first(now);
     sql.update(c, sql.insert, d.name(), d.schedule().toString(), d.payload(), first);
+    Run left = unfinishedRun(c, d.name());
+    if (left == null) {
+      log.info(
+          "{} - recurring job '{}': {} stored, first run due {}",
+          instanceId,
+          d.name(),
+          d.schedule(),
+          first);
+      return;
+    }
+    Instant next = d.schedule().afterRun(left.tick(), now);
+    sql.update(c, sql.fired, next, left.tick(), left.id(), d.name());
     log.info(
-        "{} - recurring job '{}': {} stored, first run due {}",
+        "{} - recurring job '{}': {} stored; its first run waits for job {} (the run for the tick"
+            + " {}) to end",
         instanceId,
         d.name(),
         d.schedule(),
-        first);
+        left.id(),
+        left.tick());
   }
 
   /** A stored schedule row's declaration and last tick. */
@@ -98,6 +119,20 @@ final class ScheduleStore {
                 rs.getString("payload"),
                 sql.dialect.readInstant(rs, "last_tick"))
             : null;
+      }
+    }
+  }
+
+  /** A run enqueued for a schedule: its job id and tick. */
+  private record Run(long id, Instant tick) {}
+
+  /** The newest run of {@code name} not finished (pending, running or retrying), or null. */
+  private Run unfinishedRun(Connection c, String name) throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement(sql.unfinishedRun)) {
+      ps.setMaxRows(1);
+      ps.setString(1, name);
+      try (ResultSet rs = ps.executeQuery()) {
+        return rs.next() ? new Run(rs.getLong("id"), sql.dialect.readInstant(rs, "tick_at")) : null;
       }
     }
   }

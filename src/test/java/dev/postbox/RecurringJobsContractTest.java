@@ -50,6 +50,28 @@ public abstract class RecurringJobsContractTest extends DatabaseTest {
         .shutdownTimeout(Duration.ofSeconds(10));
   }
 
+  /** Runs of "slow" that wait until released, counting how many run at once. */
+  private static final class HeldRuns {
+    final AtomicInteger running = new AtomicInteger();
+    final AtomicInteger mostAtOnce = new AtomicInteger();
+    final CountDownLatch firstStarted = new CountDownLatch(1);
+    final CountDownLatch release = new CountDownLatch(1);
+    final List<JobContext> runs = new CopyOnWriteArrayList<>();
+    final JobHandler handler =
+        JobHandler.of(
+            "slow",
+            job -> {
+              mostAtOnce.accumulateAndGet(running.incrementAndGet(), Math::max);
+              try {
+                firstStarted.countDown();
+                release.await();
+                runs.add(job);
+              } finally {
+                running.decrementAndGet();
+              }
+            });
+  }
+
   /** A handler of "failing" that records each attempt and fails it. */
   private static JobHandler failing(List<JobContext> attempts) {
     return JobHandler.of(
@@ -194,34 +216,17 @@ public abstract class RecurringJobsContractTest extends DatabaseTest {
 
   @Test
   void aRunThatIsStillRunningDelaysTheNextTickAndRunsNeverOverlap() throws Exception {
-    AtomicInteger running = new AtomicInteger();
-    AtomicInteger mostAtOnce = new AtomicInteger();
-    CountDownLatch firstStarted = new CountDownLatch(1);
-    CountDownLatch releaseFirst = new CountDownLatch(1);
-    List<JobContext> runs = new CopyOnWriteArrayList<>();
-    JobHandler handler =
-        JobHandler.of(
-            "slow",
-            job -> {
-              mostAtOnce.accumulateAndGet(running.incrementAndGet(), Math::max);
-              try {
-                firstStarted.countDown();
-                releaseFirst.await();
-                runs.add(job);
-              } finally {
-                running.decrementAndGet();
-              }
-            });
-    started(dispatcher(jobs, handler).recurring(EVERY_SECOND, "slow", "{}"));
-    assertTrue(firstStarted.await(60, TimeUnit.SECONDS));
+    HeldRuns held = new HeldRuns();
+    started(dispatcher(jobs, held.handler).recurring(EVERY_SECOND, "slow", "{}"));
+    assertTrue(held.firstStarted.await(60, TimeUnit.SECONDS));
     awaitDbTime(Duration.ofMillis(3500)); // three ticks pass while the first run runs
     assertEquals(LastRun.RUNNING, schedules().get(0).lastRun());
     assertEquals(1, jobRows(), "no run enqueued while the first runs");
 
-    releaseFirst.countDown();
-    Await.until(WAIT, "three runs", () -> runs.size() >= 3);
-    assertEquals(1, mostAtOnce.get(), "runs at once");
-    List<Instant> ticks = runs.stream().map(JobContext::tick).toList();
+    held.release.countDown();
+    Await.until(WAIT, "three runs", () -> held.runs.size() >= 3);
+    assertEquals(1, held.mostAtOnce.get(), "runs at once");
+    List<Instant> ticks = held.runs.stream().map(JobContext::tick).toList();
     assertEquals(
         Duration.ofSeconds(1), Duration.between(ticks.get(0), ticks.get(1)), "the delayed tick");
     assertTrue(
@@ -408,6 +413,28 @@ public abstract class RecurringJobsContractTest extends DatabaseTest {
 
     Await.until(WAIT, "a run after the parked one was discarded", () -> attempts.size() >= 2);
     assertTrue(attempts.get(1).id() > parked);
+  }
+
+  /**
+   * Regression: removing a schedule dropped its last run with it; a dispatcher that declared the
+   * schedule again (another instance, or this one restarted while the old process still ran the
+   * job) stored a new row with no run to wait for and enqueued one while the old one ran.
+   */
+  @Test
+  void aScheduleRemovedAndDeclaredAgainWaitsForTheRunStillGoing() throws Exception {
+    HeldRuns held = new HeldRuns();
+    started(dispatcher(jobs, held.handler).recurring(EVERY_SECOND, "slow", "{}"));
+    assertTrue(held.firstStarted.await(60, TimeUnit.SECONDS));
+    Sql.commit(ds, c -> assertTrue(jobs.removeSchedule(c, "slow")));
+
+    started(dispatcher(jobs, held.handler).recurring(EVERY_SECOND, "slow", "{}"));
+    awaitDbTime(Duration.ofMillis(2500)); // two ticks pass while the first run runs
+    assertEquals(1, jobRows(), "runs enqueued while the first still runs");
+    assertEquals(LastRun.RUNNING, schedules().get(0).lastRun());
+
+    held.release.countDown();
+    Await.until(WAIT, "three runs", () -> held.runs.size() >= 3);
+    assertEquals(1, held.mostAtOnce.get(), "runs at once");
   }
 
   /**
