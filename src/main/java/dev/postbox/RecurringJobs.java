@@ -25,7 +25,7 @@ import org.slf4j.LoggerFactory;
  * one dispatcher enqueues each tick once however many declare it. A run is an ordinary job of the
  * schedule's name. While a schedule's last run is unfinished (pending, running or retrying) its
  * next tick waits; when it ends, one run stands for all the ticks missed meanwhile. Thread-safe:
- * start and close once.
+ * store, start and close once.
  */
 final class RecurringJobs {
   private static final Logger log = LoggerFactory.getLogger(RecurringJobs.class);
@@ -74,11 +74,18 @@ final class RecurringJobs {
     return sql.table;
   }
 
-  /** Stores each declared schedule, or updates a stored one that differs; then starts ticking. */
-  void start() {
+  /**
+   * Stores each declared schedule, or updates a stored one that differs; before {@link #start}, so
+   * that a dispatcher whose schedule cannot be stored fails to start with nothing started.
+   */
+  void storeDeclared() {
     for (Declared d : declared.values()) {
       store.declare(d);
     }
+  }
+
+  /** Starts ticking, on a virtual thread of its own. */
+  void start() {
     thread.start();
   }
 

@@ -2,16 +2,21 @@ package dev.postbox;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.zaxxer.hikari.HikariDataSource;
 import dev.postbox.StoredSchedule.LastRun;
 import dev.postbox.internal.dialect.Dialects;
 import dev.postbox.testing.Await;
+import dev.postbox.testing.JdbcProxy;
+import dev.postbox.testing.RecordingTransport;
 import dev.postbox.testing.Sql;
+import dev.postbox.testing.Threads;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
+import java.sql.SQLException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -22,6 +27,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.CyclicBarrier;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.Test;
@@ -454,6 +460,73 @@ public abstract class RecurringJobsContractTest extends DatabaseTest {
       d.close();
     }
     assertEquals(1, schedules().size());
+  }
+
+  /**
+   * Regression: {@code Dispatcher.start} started its lanes before storing the declared schedules;
+   * when storing one failed, start threw but the lanes went on claiming and delivering until {@code
+   * close()}. A start that throws leaves nothing running and no row leased, and may be called
+   * again.
+   */
+  @Test
+  void aStartThatFailsStoringAScheduleLeavesNothingRunningAndCanBeCalledAgain() throws Exception {
+    Outbox outbox = Outbox.builder().build();
+    Sql.commit(
+        ds,
+        c -> {
+          for (int i = 0; i < 10; i++) {
+            outbox.add(c, Message.of("t", "{}").eventId("m-" + i));
+            jobs.enqueue(c, Job.of("work", "{}"));
+          }
+        });
+    AtomicBoolean failing = new AtomicBoolean(true);
+    DataSource faulty = JdbcProxy.wrappingConnections(ds, c -> failingScheduleInserts(c, failing));
+    RecordingTransport transport = new RecordingTransport();
+    AtomicInteger worked = new AtomicInteger();
+    String id = nextInstanceId();
+    Dispatcher d =
+        built(
+            dispatcher(
+                    faulty,
+                    jobs,
+                    JobHandler.of("work", job -> worked.incrementAndGet()),
+                    JobHandler.of("yearly", job -> {}))
+                .instanceId(id)
+                .outbox(outbox, transport)
+                .recurring(Schedule.cron("0 0 0 1 1 *"), "yearly", "{}"));
+
+    PostboxException e = assertThrows(PostboxException.class, d::start);
+    assertTrue(e.getMessage().contains("'yearly'"), e.getMessage());
+    assertEquals(List.of(), Threads.named(id + "-"), "threads left running");
+    assertEquals(0, leasedRows("postbox_outbox") + leasedRows("postbox_jobs"), "rows left leased");
+    assertEquals(0, transport.total.get() + worked.get(), "delivered by the failed start");
+    assertEquals(10, Sql.count(ds, "SELECT COUNT(*) FROM postbox_outbox"));
+    assertEquals(10, jobRows());
+
+    failing.set(false);
+    d.start();
+    assertTrue(d.awaitIdle(WAIT));
+    assertEquals(10, transport.total.get(), "messages delivered after the second start");
+    assertEquals(0, transport.duplicated());
+    assertEquals(10, worked.get(), "jobs run after the second start");
+  }
+
+  private long leasedRows(String table) {
+    return Sql.count(ds, "SELECT COUNT(*) FROM " + table + " WHERE leased_by IS NOT NULL");
+  }
+
+  /** {@code real}, whose INSERTs into the schedules table fail while {@code failing} holds. */
+  private static Connection failingScheduleInserts(Connection real, AtomicBoolean failing) {
+    return JdbcProxy.of(
+        Connection.class,
+        (proxy, method, args) -> {
+          if (method.getName().equals("prepareStatement")
+              && failing.get()
+              && ((String) args[0]).startsWith("INSERT INTO postbox_jobs_schedules")) {
+            throw new SQLException("injected failure storing a schedule", "XX000");
+          }
+          return JdbcProxy.invoke(real, method, args);
+        });
   }
 
   /** A finished job's finish time: its available_at while it is kept as done. */
