@@ -74,9 +74,16 @@ public final class Dispatcher implements AutoCloseable {
   }
 
   /**
-   * Detects the database (or uses the forced one), checks the tables exist, and starts claiming.
+   * Detects the database (or uses the forced one), checks the tables exist, stores the schedules of
+   * the recurring jobs declared on the builder, and starts claiming.
    *
-   * @throws PostboxException if a table is missing or the database cannot be reached
+   * <p>All or nothing: each check and the storing of the schedules come before anything starts, and
+   * should starting a part fail, the parts already started are closed as {@link #close()} closes
+   * them (rows they claimed are handed back) before the exception is thrown. After it threw, no
+   * thread of this dispatcher runs and it may be started again.
+   *
+   * @throws PostboxException if a table is missing, a schedule cannot be stored or the database
+   *     cannot be reached
    * @throws IllegalStateException if already started or closed
    */
   public void start() {
@@ -139,23 +146,33 @@ public final class Dispatcher implements AutoCloseable {
         }
       }
       Periodic cleaner = config.inbox() == null ? null : inboxCleaner(database);
-      // every check passed: from here on, start things
-      lanes = List.copyOf(built);
-      if (cleaner != null) {
-        inboxCleaner = cleaner;
-        inboxCleaner.start();
-      }
-      if (!channels.isEmpty() && database == Database.POSTGRESQL) {
-        notifications =
-            new PostgresNotifications(config.dataSource(), channels, config.instanceId());
-        notifications.start();
-      }
-      for (Lane<?> lane : lanes) {
-        lane.start();
-      }
       if (schedules != null) {
-        recurring = schedules;
-        recurring.start();
+        schedules.storeDeclared(); // the last thing that may fail: nothing is started yet
+      }
+      // every check passed: from here on, start things; should starting one fail, stop them all
+      lanes = List.copyOf(built);
+      inboxCleaner = cleaner;
+      recurring = schedules;
+      try {
+        if (cleaner != null) {
+          cleaner.start();
+        }
+        if (!channels.isEmpty() && database == Database.POSTGRESQL) {
+          notifications =
+              new PostgresNotifications(config.dataSource(), channels, config.instanceId());
+          notifications.start();
+        }
+        for (Lane<?> lane : lanes) {
+          lane.start();
+        }
+        if (schedules != null) {
+          schedules.start();
+        }
+      } catch (RuntimeException | Error e) {
+        if (stopParts()) {
+          Thread.currentThread().interrupt();
+        }
+        throw e;
       }
       started = true;
       log.info(
@@ -278,26 +295,7 @@ public final class Dispatcher implements AutoCloseable {
         return;
       }
       closed = true;
-      // each part is closed even if the caller is interrupted meanwhile; the interrupt is kept,
-      // and every lane closed after it hurries (interrupts its deliveries at once)
-      boolean interrupted = Thread.interrupted();
-      if (recurring != null) {
-        interrupted |= recurring.close();
-      }
-      if (notifications != null) {
-        interrupted |= notifications.close();
-      }
-      for (Lane<?> lane : lanes) {
-        if (interrupted) {
-          Thread.currentThread().interrupt();
-        }
-        lane.close();
-        interrupted |= Thread.interrupted();
-      }
-      if (inboxCleaner != null) {
-        interrupted |= inboxCleaner.close();
-      }
-      if (interrupted) {
+      if (stopParts()) {
         log.warn(
             "{} - interrupted while closing: running deliveries were interrupted at once",
             config.instanceId());
@@ -309,6 +307,39 @@ public final class Dispatcher implements AutoCloseable {
     } finally {
       lifecycle.unlock();
     }
+  }
+
+  /**
+   * Closes every part of the last start, started or not, and forgets them: the recurring thread,
+   * the {@code LISTEN} connection, each lane (which hands its claimed rows back), the inbox
+   * cleaner. Each part is closed even if the caller is interrupted meanwhile; the interrupt status
+   * is cleared, and every lane closed after it hurries (interrupts its deliveries at once).
+   *
+   * @return true if the caller was interrupted, before or meanwhile
+   */
+  private boolean stopParts() {
+    boolean interrupted = Thread.interrupted();
+    if (recurring != null) {
+      interrupted |= recurring.close();
+    }
+    if (notifications != null) {
+      interrupted |= notifications.close();
+    }
+    for (Lane<?> lane : lanes) {
+      if (interrupted) {
+        Thread.currentThread().interrupt();
+      }
+      lane.close();
+      interrupted |= Thread.interrupted();
+    }
+    if (inboxCleaner != null) {
+      interrupted |= inboxCleaner.close();
+    }
+    recurring = null;
+    notifications = null;
+    lanes = List.of();
+    inboxCleaner = null;
+    return interrupted;
   }
 
   private LaneSettings settings(int maxAttempts, Duration retention, boolean detectOutage) {

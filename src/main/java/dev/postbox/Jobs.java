@@ -184,7 +184,7 @@ public final class Jobs {
   /**
    * Deletes the stored schedule of the recurring job {@code name}, in the caller's transaction; a
    * run already enqueued still runs. A dispatcher that still declares it stores it again when it
-   * starts.
+   * starts, and its first run then waits for a run of that name still unfinished.
    *
    * @param connection the connection to run on, in its transaction if one is open
    * @param name the job name of the schedule

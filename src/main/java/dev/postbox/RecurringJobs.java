@@ -3,8 +3,6 @@ package dev.postbox;
 import dev.postbox.internal.Joins;
 import dev.postbox.internal.dialect.Dialect;
 import dev.postbox.internal.jdbc.Jdbc;
-import dev.postbox.internal.jdbc.Retry;
-import dev.postbox.internal.jdbc.SqlFunction;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -21,12 +19,13 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * A dispatcher's recurring jobs: stores the declared schedules at start, then, on one virtual
- * thread, enqueues a run of each schedule whose next tick the database clock has reached and stores
- * its next tick, in one transaction that locks the schedule's row, so that one dispatcher enqueues
- * each tick once however many declare it. A run is an ordinary job of the schedule's name. While a
- * schedule's last run is unfinished (pending, running or retrying) its next tick waits; when it
- * ends, one run stands for all the ticks missed meanwhile. Thread-safe: start and close once.
+ * A dispatcher's recurring jobs: stores the declared schedules at start ({@link ScheduleStore}),
+ * then, on one virtual thread, enqueues a run of each schedule whose next tick the database clock
+ * has reached and stores its next tick, in one transaction that locks the schedule's row, so that
+ * one dispatcher enqueues each tick once however many declare it. A run is an ordinary job of the
+ * schedule's name. While a schedule's last run is unfinished (pending, running or retrying) its
+ * next tick waits; when it ends, one run stands for all the ticks missed meanwhile. Thread-safe:
+ * store, start and close once.
  */
 final class RecurringJobs {
   private static final Logger log = LoggerFactory.getLogger(RecurringJobs.class);
@@ -37,6 +36,7 @@ final class RecurringJobs {
 
   private final DataSource ds;
   private final RecurringSql sql;
+  private final ScheduleStore store;
   private final Map<String, Declared> declared;
   private final List<String> names;
   private final int maxAttempts;
@@ -60,6 +60,7 @@ final class RecurringJobs {
       String instanceId) {
     this.ds = ds;
     this.sql = new RecurringSql(dialect, jobsTable);
+    this.store = new ScheduleStore(ds, sql, instanceId);
     this.declared = Map.copyOf(declared);
     this.names = List.copyOf(declared.keySet());
     this.maxAttempts = maxAttempts;
@@ -73,11 +74,18 @@ final class RecurringJobs {
     return sql.table;
   }
 
-  /** Stores each declared schedule, or updates a stored one that differs; then starts ticking. */
-  void start() {
+  /**
+   * Stores each declared schedule, or updates a stored one that differs; before {@link #start}, so
+   * that a dispatcher whose schedule cannot be stored fails to start with nothing started.
+   */
+  void storeDeclared() {
     for (Declared d : declared.values()) {
-      declare(d);
+      store.declare(d);
     }
+  }
+
+  /** Starts ticking, on a virtual thread of its own. */
+  void start() {
     thread.start();
   }
 
@@ -86,63 +94,6 @@ final class RecurringJobs {
     stopped = true;
     LockSupport.unpark(thread);
     return Joins.join(thread, Duration.ofDays(1));
-  }
-
-  private void declare(Declared d) {
-    try {
-      // dispatchers storing a new schedule at once: one insert collides, or (MariaDB) the locking
-      // reads of the missing row took gap locks and the inserts deadlock; read it again
-      Retry.transients(
-          e -> sql.dialect.isDuplicateKey(e) || sql.dialect.isTransient(e),
-          () -> write(c -> store(c, d)),
-          e ->
-              log.debug(
-                  "{} - recurring job '{}': storing collided with another dispatcher; again",
-                  instanceId,
-                  d.name(),
-                  e));
-    } catch (SQLException e) {
-      throw Jdbc.wrap("storing the schedule of recurring job '" + d.name() + "'", e);
-    }
-  }
-
-  /** Inserts {@code d}, or updates the stored row where it differs; in the caller's transaction. */
-  private Void store(Connection c, Declared d) throws SQLException {
-    String schedule = d.schedule().toString();
-    Instant now = now(c);
-    String[] stored = stored(c, d.name());
-    if (stored == null) {
-      update(c, sql.insert, d.name(), schedule, d.payload(), d.schedule().first(now));
-      log.info(
-          "{} - recurring job '{}': {} stored, first run due {}",
-          instanceId,
-          d.name(),
-          schedule,
-          d.schedule().first(now));
-    } else if (!stored[0].equals(schedule)) {
-      Instant next = d.schedule().first(now);
-      update(c, sql.redeclare, schedule, d.payload(), next, d.name());
-      log.info(
-          "{} - recurring job '{}': schedule changed from {} to {}, next run due {}",
-          instanceId,
-          d.name(),
-          stored[0],
-          schedule,
-          next);
-    } else if (!stored[1].equals(d.payload())) {
-      update(c, sql.repayload, d.payload(), d.name());
-      log.info("{} - recurring job '{}': payload changed", instanceId, d.name());
-    }
-    return null;
-  }
-
-  private String[] stored(Connection c, String name) throws SQLException {
-    try (PreparedStatement ps = c.prepareStatement(sql.declared)) {
-      ps.setString(1, name);
-      try (ResultSet rs = ps.executeQuery()) {
-        return rs.next() ? new String[] {rs.getString("schedule"), rs.getString("payload")} : null;
-      }
-    }
   }
 
   private void run() {
@@ -167,9 +118,10 @@ final class RecurringJobs {
   /** Enqueues the runs that are due; returns how long to wait for the next tick. */
   private Duration step() throws SQLException {
     Step step =
-        write(
+        sql.write(
+            ds,
             c -> {
-              Instant now = now(c);
+              Instant now = sql.now(c);
               int fired = 0;
               for (DueRow row : due(c, now)) {
                 fired += fire(c, row, now) ? 1 : 0;
@@ -182,7 +134,9 @@ final class RecurringJobs {
     return Jdbc.autoCommit(ds, c -> untilSoonest(c, step.now()));
   }
 
-  private record DueRow(String name, String schedule, String payload, Instant tick, Long lastRun) {}
+  /** A due schedule row; for {@code every}, a tick equal to the last tick waits for the end. */
+  private record DueRow(
+      String name, String schedule, String payload, Instant tick, Instant lastTick, Long lastRun) {}
 
   private List<DueRow> due(Connection c, Instant now) throws SQLException {
     List<DueRow> rows = new ArrayList<>();
@@ -201,6 +155,7 @@ final class RecurringJobs {
                   rs.getString("schedule"),
                   rs.getString("payload"),
                   sql.dialect.readInstant(rs, "next_tick"),
+                  sql.dialect.readInstant(rs, "last_tick"),
                   lastRun));
         }
       }
@@ -216,44 +171,57 @@ final class RecurringJobs {
     }
     Instant tick = row.tick();
     if (row.lastRun() != null) {
-      Instant ended = lastRunEnd(c, row.lastRun(), now);
-      if (ended == null) {
-        return false; // unfinished: the tick waits for it
+      RunEnd run = runEnd(c, row.lastRun());
+      if (!run.ended()) {
+        return false; // the tick waits for it
       }
-      if (d.schedule().fromRunEnd()) { // the stored tick was a placeholder until the run ended
-        tick = d.schedule().nextTick(ended);
+      if (d.schedule().fromRunEnd()) {
+        if (run.at() != null) { // the stored tick waited for the run's end, or was timed from it
+          tick = d.schedule().nextTick(run.at());
+        } else if (row.lastTick() == null || !row.tick().isAfter(row.lastTick())) {
+          // the row is gone before a step saw the run end: it ended by now, so time from now
+          tick = d.schedule().nextTick(now);
+        } // else the stored tick was timed from the run's end before the row went: it stands
         if (tick.isAfter(now)) {
-          update(c, sql.moved, tick, row.name());
+          sql.update(c, sql.moved, tick, row.name());
           return false;
         }
       }
     }
     long id = insertRun(c, row.name(), row.payload(), now, tick);
     Instant next = d.schedule().afterRun(tick, now);
-    update(c, sql.fired, next, tick, id, row.name());
+    sql.update(c, sql.fired, next, tick, id, row.name());
     log.debug(
         "{} - recurring job '{}': job {} enqueued for the tick {}, next tick {}",
         instanceId,
         row.name(),
         id,
         tick,
-        next);
+        d.schedule().fromRunEnd() ? "timed from its end" : next);
     return true;
   }
 
   /**
-   * When the job {@code id} ended: its finish time if it is kept done or parked, {@code now} if it
-   * is gone (deleted when done, cancelled or discarded); null if it has not ended.
+   * How a schedule's last run stands: not ended (pending, running or retrying); ended at a time (a
+   * finished row's {@code available_at} is its finish time: kept done, or parked); or ended at a
+   * time unknown, its row gone (deleted when done or by the retention cleanup, cancelled or
+   * discarded).
    */
-  private Instant lastRunEnd(Connection c, long id, Instant now) throws SQLException {
+  private record RunEnd(boolean ended, Instant at) {
+    static final RunEnd UNFINISHED = new RunEnd(false, null);
+    static final RunEnd GONE = new RunEnd(true, null);
+  }
+
+  private RunEnd runEnd(Connection c, long id) throws SQLException {
     try (PreparedStatement ps = c.prepareStatement(sql.lastRun)) {
       ps.setLong(1, id);
       try (ResultSet rs = ps.executeQuery()) {
         if (!rs.next()) {
-          return now;
+          return RunEnd.GONE;
         }
-        // a finished row's available_at is its finish time
-        return rs.getInt("state") == 0 ? null : sql.dialect.readInstant(rs, "available_at");
+        return rs.getInt("state") == 0
+            ? RunEnd.UNFINISHED
+            : new RunEnd(true, sql.dialect.readInstant(rs, "available_at"));
       }
     }
   }
@@ -292,47 +260,7 @@ final class RecurringJobs {
     if (soonest == null) {
       return pollInterval;
     }
-    Duration wait = Duration.between(now(c), soonest);
+    Duration wait = Duration.between(sql.now(c), soonest);
     return wait.compareTo(pollInterval) < 0 ? wait : pollInterval;
-  }
-
-  private Instant now(Connection c) throws SQLException {
-    try (PreparedStatement ps = c.prepareStatement(sql.now);
-        ResultSet rs = ps.executeQuery()) {
-      rs.next();
-      return sql.dialect.readInstant(rs, "db_now");
-    }
-  }
-
-  private void update(Connection c, String statement, Object... params) throws SQLException {
-    try (PreparedStatement ps = c.prepareStatement(statement)) {
-      for (int i = 0; i < params.length; i++) {
-        if (params[i] instanceof Instant t) {
-          sql.dialect.bindInstant(ps, i + 1, t);
-        } else {
-          ps.setObject(i + 1, params[i]);
-        }
-      }
-      ps.executeUpdate();
-    }
-  }
-
-  /** Runs {@code work} in a transaction that holds SQLite's one write lock from its start. */
-  private <T> T write(SqlFunction<Connection, T> work) throws SQLException {
-    if (!sql.dialect.oneWriter()) {
-      return Jdbc.inTransaction(ds, work);
-    }
-    try (Connection c = ds.getConnection();
-        Statement s = c.createStatement()) {
-      s.execute("BEGIN IMMEDIATE");
-      try {
-        T result = work.apply(c);
-        s.execute("COMMIT");
-        return result;
-      } catch (Throwable e) {
-        s.execute("ROLLBACK");
-        throw e;
-      }
-    }
   }
 }

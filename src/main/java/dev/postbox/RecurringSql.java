@@ -1,13 +1,21 @@
 package dev.postbox;
 
 import dev.postbox.internal.dialect.Dialect;
+import dev.postbox.internal.jdbc.Jdbc;
+import dev.postbox.internal.jdbc.SqlFunction;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Instant;
 import java.util.Collections;
+import javax.sql.DataSource;
 
 /**
  * The statements of recurring jobs on the schedules table (the job table's name + {@code
  * _schedules}) and the job table, for one dialect. Rows are locked as other claims lock them:
- * {@code FOR UPDATE SKIP LOCKED}, except on SQLite, whose one writer the caller takes with {@code
- * BEGIN IMMEDIATE}. Immutable.
+ * {@code FOR UPDATE SKIP LOCKED}, except on SQLite, whose one writer {@link #write} takes with
+ * {@code BEGIN IMMEDIATE}; and how they are bound. Immutable.
  */
 final class RecurringSql {
   final Dialect dialect;
@@ -27,6 +35,9 @@ final class RecurringSql {
 
   /** Params: a job id. */
   final String lastRun;
+
+  /** Params: the name. Runs of that name not finished, newest first. */
+  final String unfinishedRun;
 
   /** Params: name, payload, max attempts, the step's now (due and created), tick. */
   final String insertRun;
@@ -51,7 +62,7 @@ final class RecurringSql {
     this.table = jobs + "_schedules";
     String now = d.now();
     String lock = d.oneWriter() ? "" : " FOR UPDATE";
-    this.declared = "SELECT schedule, payload FROM " + table + " WHERE name = ?" + lock;
+    this.declared = "SELECT schedule, payload, last_tick FROM " + table + " WHERE name = ?" + lock;
     this.insert =
         "INSERT INTO "
             + table
@@ -67,6 +78,10 @@ final class RecurringSql {
     this.repayload =
         "UPDATE " + table + " SET payload = ?, updated_at = " + now + " WHERE name = ?";
     this.lastRun = "SELECT state, available_at FROM " + jobs + " WHERE id = ?";
+    this.unfinishedRun =
+        "SELECT id, tick_at FROM "
+            + jobs
+            + " WHERE state = 0 AND name = ? AND tick_at IS NOT NULL ORDER BY id DESC";
     // created at the now the step read, so a run's creation and the next tick computed from that
     // now agree to the microsecond
     this.insertRun =
@@ -98,7 +113,7 @@ final class RecurringSql {
    * so that a tick found due is never after the now its next tick is computed from.
    */
   String due(int names) {
-    return "SELECT name, schedule, payload, next_tick, last_run FROM "
+    return "SELECT name, schedule, payload, next_tick, last_tick, last_run FROM "
         + table
         + " WHERE next_tick <= ? AND name IN ("
         + marks(names)
@@ -117,5 +132,37 @@ final class RecurringSql {
 
   private static String marks(int n) {
     return String.join(", ", Collections.nCopies(n, "?"));
+  }
+
+  /** The database's clock now. */
+  Instant now(Connection c) throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement(now);
+        ResultSet rs = ps.executeQuery()) {
+      rs.next();
+      return dialect.readInstant(rs, "db_now");
+    }
+  }
+
+  /**
+   * Runs {@code statement} with {@code params} bound in order (instants as the dialect binds them).
+   */
+  void update(Connection c, String statement, Object... params) throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement(statement)) {
+      for (int i = 0; i < params.length; i++) {
+        if (params[i] instanceof Instant t) {
+          dialect.bindInstant(ps, i + 1, t);
+        } else {
+          ps.setObject(i + 1, params[i]);
+        }
+      }
+      ps.executeUpdate();
+    }
+  }
+
+  /** Runs {@code work} in a transaction that holds SQLite's one write lock from its start. */
+  <T> T write(DataSource ds, SqlFunction<Connection, T> work) throws SQLException {
+    return dialect.oneWriter()
+        ? Jdbc.inTransactionBegunBy(ds, "BEGIN IMMEDIATE", work)
+        : Jdbc.inTransaction(ds, work);
   }
 }

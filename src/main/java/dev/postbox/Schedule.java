@@ -83,7 +83,10 @@ public final class Schedule {
 
   /**
    * Runs again {@code delay} (1 second to 3,650 days) after the previous run ended, whether it
-   * succeeded or was parked; the first run is due when the schedule is first stored.
+   * succeeded or was parked; the first run is due when the schedule is first stored. A run whose
+   * job row is gone before a dispatcher saw it end (deleted when done, cancelled or discarded) is
+   * taken to have ended when a dispatcher declaring the schedule found it gone, within a poll
+   * interval.
    *
    * @param delay the time between the end of one run and the next
    * @return the schedule
@@ -139,12 +142,14 @@ public final class Schedule {
   /**
    * The tick after a run for {@code tick} was enqueued at {@code now} (ticks missed meanwhile are
    * skipped): a cron's first tick after now; the first multiple of the period after now; for {@link
-   * #every}, {@code now} plus the delay, which the end of the run then pushes back.
+   * #every}, {@code tick} itself: a stored next tick equal to the last tick is due at once and
+   * waits for the run to end, so that each step looks at the run and sees its end (or its row gone)
+   * within a poll interval, and then stores the end plus the delay.
    */
   Instant afterRun(Instant tick, Instant now) {
     return switch (kind) {
       case CRON -> ticks.next(now);
-      case EVERY -> now.plus(interval);
+      case EVERY -> tick;
       case FIXED_RATE -> {
         long periods = Duration.between(tick, now).toNanos() / interval.toNanos() + 1;
         yield tick.plus(interval.multipliedBy(periods));

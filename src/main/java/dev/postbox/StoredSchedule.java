@@ -12,7 +12,9 @@ import java.time.Instant;
  * @param schedule the schedule as declared, for example {@code cron 0 3 * * * Europe/Paris}
  * @param payload the payload of each run
  * @param nextTick when the next run is due by the database clock (a run still unfinished then
- *     delays it; a schedule no running dispatcher declares does not run)
+ *     delays it; a schedule no running dispatcher declares does not run); for {@link
+ *     Schedule#every}, while its last run has not ended, that run's tick: the next is known once it
+ *     ends
  * @param lastTick the tick of the last run enqueued, or null if none was
  * @param lastRunId the job id of that run, or null
  * @param lastRun how that run stands now

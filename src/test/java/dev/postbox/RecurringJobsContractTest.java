@@ -2,15 +2,21 @@ package dev.postbox;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.zaxxer.hikari.HikariDataSource;
 import dev.postbox.StoredSchedule.LastRun;
 import dev.postbox.internal.dialect.Dialects;
 import dev.postbox.testing.Await;
+import dev.postbox.testing.JdbcProxy;
+import dev.postbox.testing.RecordingTransport;
 import dev.postbox.testing.Sql;
+import dev.postbox.testing.Threads;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
+import java.sql.SQLException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -21,7 +27,9 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.CyclicBarrier;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import javax.sql.DataSource;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -36,12 +44,48 @@ public abstract class RecurringJobsContractTest extends DatabaseTest {
   private final Jobs jobs = Jobs.builder().build();
 
   private Dispatcher.Builder dispatcher(Jobs jobs, JobHandler handler) {
-    return Dispatcher.builder(ds)
-        .jobs(jobs, handler)
+    return dispatcher(ds, jobs, handler);
+  }
+
+  private Dispatcher.Builder dispatcher(DataSource dataSource, Jobs jobs, JobHandler... handlers) {
+    return Dispatcher.builder(dataSource)
+        .jobs(jobs, handlers)
         .instanceId(nextInstanceId())
         .pollInterval(Duration.ofMillis(200))
         .backoff(Backoff.fixed(Duration.ofMillis(10)))
         .shutdownTimeout(Duration.ofSeconds(10));
+  }
+
+  /** Runs of "slow" that wait until released, counting how many run at once. */
+  private static final class HeldRuns {
+    final AtomicInteger running = new AtomicInteger();
+    final AtomicInteger mostAtOnce = new AtomicInteger();
+    final CountDownLatch firstStarted = new CountDownLatch(1);
+    final CountDownLatch release = new CountDownLatch(1);
+    final List<JobContext> runs = new CopyOnWriteArrayList<>();
+    final JobHandler handler =
+        JobHandler.of(
+            "slow",
+            job -> {
+              mostAtOnce.accumulateAndGet(running.incrementAndGet(), Math::max);
+              try {
+                firstStarted.countDown();
+                release.await();
+                runs.add(job);
+              } finally {
+                running.decrementAndGet();
+              }
+            });
+  }
+
+  /** A handler of "failing" that records each attempt and fails it. */
+  private static JobHandler failing(List<JobContext> attempts) {
+    return JobHandler.of(
+        "failing",
+        job -> {
+          attempts.add(job);
+          throw new IllegalStateException("partner down");
+        });
   }
 
   private List<StoredSchedule> schedules() {
@@ -57,6 +101,13 @@ public abstract class RecurringJobsContractTest extends DatabaseTest {
 
   private long jobRows() {
     return Sql.count(ds, "SELECT COUNT(*) FROM postbox_jobs");
+  }
+
+  /** The id of the one job that matches {@code where}, once there is one. */
+  private long awaitJob(String what, String where) {
+    String query = "SELECT MIN(id) FROM postbox_jobs WHERE " + where;
+    Await.until(WAIT, what, () -> Sql.value(ds, query) != null);
+    return ((Number) Sql.value(ds, query)).longValue();
   }
 
   @Test
@@ -171,34 +222,17 @@ public abstract class RecurringJobsContractTest extends DatabaseTest {
 
   @Test
   void aRunThatIsStillRunningDelaysTheNextTickAndRunsNeverOverlap() throws Exception {
-    AtomicInteger running = new AtomicInteger();
-    AtomicInteger mostAtOnce = new AtomicInteger();
-    CountDownLatch firstStarted = new CountDownLatch(1);
-    CountDownLatch releaseFirst = new CountDownLatch(1);
-    List<JobContext> runs = new CopyOnWriteArrayList<>();
-    JobHandler handler =
-        JobHandler.of(
-            "slow",
-            job -> {
-              mostAtOnce.accumulateAndGet(running.incrementAndGet(), Math::max);
-              try {
-                firstStarted.countDown();
-                releaseFirst.await();
-                runs.add(job);
-              } finally {
-                running.decrementAndGet();
-              }
-            });
-    started(dispatcher(jobs, handler).recurring(EVERY_SECOND, "slow", "{}"));
-    assertTrue(firstStarted.await(60, TimeUnit.SECONDS));
+    HeldRuns held = new HeldRuns();
+    started(dispatcher(jobs, held.handler).recurring(EVERY_SECOND, "slow", "{}"));
+    assertTrue(held.firstStarted.await(60, TimeUnit.SECONDS));
     awaitDbTime(Duration.ofMillis(3500)); // three ticks pass while the first run runs
     assertEquals(LastRun.RUNNING, schedules().get(0).lastRun());
     assertEquals(1, jobRows(), "no run enqueued while the first runs");
 
-    releaseFirst.countDown();
-    Await.until(WAIT, "three runs", () -> runs.size() >= 3);
-    assertEquals(1, mostAtOnce.get(), "runs at once");
-    List<Instant> ticks = runs.stream().map(JobContext::tick).toList();
+    held.release.countDown();
+    Await.until(WAIT, "three runs", () -> held.runs.size() >= 3);
+    assertEquals(1, held.mostAtOnce.get(), "runs at once");
+    List<Instant> ticks = held.runs.stream().map(JobContext::tick).toList();
     assertEquals(
         Duration.ofSeconds(1), Duration.between(ticks.get(0), ticks.get(1)), "the delayed tick");
     assertTrue(
@@ -250,13 +284,7 @@ public abstract class RecurringJobsContractTest extends DatabaseTest {
   void aFailingRunRetriesAndParksLikeAnyJobAndTheNextTickStillRuns() throws Exception {
     Jobs twoAttempts = Jobs.builder().maxAttempts(2).build();
     List<JobContext> attempts = new CopyOnWriteArrayList<>();
-    JobHandler failing =
-        JobHandler.of(
-            "failing",
-            job -> {
-              attempts.add(job);
-              throw new IllegalStateException("report server down");
-            });
+    JobHandler failing = failing(attempts);
     started(dispatcher(twoAttempts, failing).recurring(EVERY_SECOND, "failing", "{}"));
     Await.until(
         WAIT,
@@ -296,6 +324,209 @@ public abstract class RecurringJobsContractTest extends DatabaseTest {
       assertEquals(previousEnded.plusSeconds(1), runs.get(i).tick(), "run " + (i + 1) + "'s tick");
       assertFalse(runs.get(i).dueAt().isBefore(runs.get(i).tick()));
     }
+  }
+
+  /**
+   * Regression: a run deleted as it succeeded (retention zero) stopped its schedule for good: each
+   * step took the missing row's end for "now" and moved the tick to now + d, for ever. The next
+   * tick is d after the step first saw the row gone, and when it comes the run is enqueued.
+   */
+  @Test
+  void everyRunsAgainTheDelayAfterARunDeletedAsItSucceeded() {
+    Jobs deletedWhenDone = Jobs.builder().retention(Duration.ZERO).build();
+    List<JobContext> runs = new CopyOnWriteArrayList<>();
+    JobHandler handler = JobHandler.of("poll", runs::add);
+    started(
+        dispatcher(deletedWhenDone, handler)
+            .recurring(Schedule.every(Duration.ofHours(1)), "poll", "{}"));
+    Await.until(WAIT, "the first run, deleted when done", () -> runs.size() == 1 && jobRows() == 0);
+    Await.until(
+        WAIT,
+        "the next tick timed from the run's end",
+        () -> schedules().get(0).nextTick().isAfter(schedules().get(0).lastTick()));
+    StoredSchedule waiting = schedules().get(0);
+    assertEquals(LastRun.GONE, waiting.lastRun());
+    assertFalse(waiting.nextTick().isBefore(runs.get(0).tick().plusSeconds(3600)), "too soon");
+    assertFalse(waiting.nextTick().isAfter(Sql.dbNow(ds, db).plusSeconds(3600)), "too late");
+
+    // the hour passes
+    Sql.update(ds, "UPDATE postbox_jobs_schedules SET next_tick = " + Sql.nowPlusMillis(db), -1L);
+    Instant due = schedules().get(0).nextTick();
+    Await.until(WAIT, "the run due an hour after the deleted one ended", () -> runs.size() == 2);
+    assertEquals(due, runs.get(1).tick());
+  }
+
+  /**
+   * Regression: the retention cleanup deleted each run's kept row before the schedule's next tick
+   * (its delay longer than the retention), and the schedule stopped for good as above.
+   */
+  @Test
+  void everyGoesOnWhenTheCleanupDeletesEachRunBeforeTheNextTick() {
+    Jobs keptBriefly = Jobs.builder().retention(Duration.ofMillis(300)).build();
+    List<JobContext> runs = new CopyOnWriteArrayList<>();
+    JobHandler handler = JobHandler.of("poll", runs::add);
+    started(
+        dispatcher(keptBriefly, handler)
+            .cleanupInterval(Duration.ofMillis(50))
+            .recurring(Schedule.every(Duration.ofSeconds(2)), "poll", "{}"));
+    Await.until(WAIT, "three runs", () -> runs.size() >= 3);
+    for (int i = 1; i < 3; i++) {
+      Duration gap = Duration.between(runs.get(i - 1).tick(), runs.get(i).tick());
+      assertTrue(gap.compareTo(Duration.ofSeconds(2)) >= 0, "run " + (i + 1) + " after " + gap);
+    }
+  }
+
+  /**
+   * Regression: cancelling a run that waited for its retry's backoff stopped its schedule for good
+   * (the cancelled row is gone, as a deleted one).
+   */
+  @Test
+  void everyGoesOnAfterItsRetryingRunIsCancelled() {
+    List<JobContext> attempts = new CopyOnWriteArrayList<>();
+    JobHandler failing = failing(attempts);
+    started(
+        dispatcher(jobs, failing)
+            .backoff(Backoff.fixed(Duration.ofHours(1)))
+            .recurring(Schedule.every(Duration.ofSeconds(1)), "failing", "{}"));
+    List<Long> cancelled = new ArrayList<>();
+    for (int run = 1; run <= 3; run++) {
+      long id =
+          awaitJob(
+              "run " + run + " waiting for its retry",
+              "attempts = 1 AND state = 0 AND leased_by IS NULL");
+      Sql.commit(ds, c -> assertTrue(jobs.cancel(c, id)));
+      cancelled.add(id);
+    }
+    assertTrue(attempts.stream().allMatch(a -> a.attempt() == 1), "retries ran: " + attempts);
+    assertEquals(3, cancelled.stream().distinct().count(), "runs cancelled: " + cancelled);
+  }
+
+  /**
+   * Regression: discarding a parked run stopped its schedule for good (the discarded row is gone,
+   * as a deleted one).
+   */
+  @Test
+  void everyGoesOnAfterItsParkedRunIsDiscarded() {
+    Jobs oneAttempt = Jobs.builder().maxAttempts(1).build();
+    List<JobContext> attempts = new CopyOnWriteArrayList<>();
+    JobHandler failing = failing(attempts);
+    started(
+        dispatcher(oneAttempt, failing)
+            .recurring(Schedule.every(Duration.ofSeconds(5)), "failing", "{}"));
+    long parked = awaitJob("the first run parked", "state = 2");
+    Sql.commit(ds, c -> assertTrue(oneAttempt.discard(c, parked)));
+    assertEquals(0, jobRows(), "runs besides the discarded one, before it was discarded");
+
+    Await.until(WAIT, "a run after the parked one was discarded", () -> attempts.size() >= 2);
+    assertTrue(attempts.get(1).id() > parked);
+  }
+
+  /**
+   * Regression: removing a schedule dropped its last run with it; a dispatcher that declared the
+   * schedule again (another instance, or this one restarted while the old process still ran the
+   * job) stored a new row with no run to wait for and enqueued one while the old one ran.
+   */
+  @Test
+  void aScheduleRemovedAndDeclaredAgainWaitsForTheRunStillGoing() throws Exception {
+    HeldRuns held = new HeldRuns();
+    started(dispatcher(jobs, held.handler).recurring(EVERY_SECOND, "slow", "{}"));
+    assertTrue(held.firstStarted.await(60, TimeUnit.SECONDS));
+    Sql.commit(ds, c -> assertTrue(jobs.removeSchedule(c, "slow")));
+
+    started(dispatcher(jobs, held.handler).recurring(EVERY_SECOND, "slow", "{}"));
+    awaitDbTime(Duration.ofMillis(2500)); // two ticks pass while the first run runs
+    assertEquals(1, jobRows(), "runs enqueued while the first still runs");
+    assertEquals(LastRun.RUNNING, schedules().get(0).lastRun());
+
+    held.release.countDown();
+    Await.until(WAIT, "three runs", () -> held.runs.size() >= 3);
+    assertEquals(1, held.mostAtOnce.get(), "runs at once");
+  }
+
+  /**
+   * Regression (SQLite): storing a schedule ran {@code BEGIN IMMEDIATE} on a pooled connection as
+   * handed out, inside the transaction a pool configured with auto-commit off had opened, and the
+   * dispatcher failed to start.
+   */
+  @Test
+  void recurringJobsRunOnAPoolThatHandsOutConnectionsInATransaction() {
+    List<JobContext> runs = new CopyOnWriteArrayList<>();
+    try (HikariDataSource inTransaction = db.pool(4, false)) {
+      Dispatcher d =
+          started(
+              dispatcher(inTransaction, jobs, JobHandler.of("tick", runs::add))
+                  .recurring(EVERY_SECOND, "tick", "{}"));
+      Await.until(WAIT, "two runs", () -> runs.size() >= 2);
+      d.close();
+    }
+    assertEquals(1, schedules().size());
+  }
+
+  /**
+   * Regression: {@code Dispatcher.start} started its lanes before storing the declared schedules;
+   * when storing one failed, start threw but the lanes went on claiming and delivering until {@code
+   * close()}. A start that throws leaves nothing running and no row leased, and may be called
+   * again.
+   */
+  @Test
+  void aStartThatFailsStoringAScheduleLeavesNothingRunningAndCanBeCalledAgain() throws Exception {
+    Outbox outbox = Outbox.builder().build();
+    Sql.commit(
+        ds,
+        c -> {
+          for (int i = 0; i < 10; i++) {
+            outbox.add(c, Message.of("t", "{}").eventId("m-" + i));
+            jobs.enqueue(c, Job.of("work", "{}"));
+          }
+        });
+    AtomicBoolean failing = new AtomicBoolean(true);
+    DataSource faulty = JdbcProxy.wrappingConnections(ds, c -> failingScheduleInserts(c, failing));
+    RecordingTransport transport = new RecordingTransport();
+    AtomicInteger worked = new AtomicInteger();
+    String id = nextInstanceId();
+    Dispatcher d =
+        built(
+            dispatcher(
+                    faulty,
+                    jobs,
+                    JobHandler.of("work", job -> worked.incrementAndGet()),
+                    JobHandler.of("yearly", job -> {}))
+                .instanceId(id)
+                .outbox(outbox, transport)
+                .recurring(Schedule.cron("0 0 0 1 1 *"), "yearly", "{}"));
+
+    PostboxException e = assertThrows(PostboxException.class, d::start);
+    assertTrue(e.getMessage().contains("'yearly'"), e.getMessage());
+    assertEquals(List.of(), Threads.named(id + "-"), "threads left running");
+    assertEquals(0, leasedRows("postbox_outbox") + leasedRows("postbox_jobs"), "rows left leased");
+    assertEquals(0, transport.total.get() + worked.get(), "delivered by the failed start");
+    assertEquals(10, Sql.count(ds, "SELECT COUNT(*) FROM postbox_outbox"));
+    assertEquals(10, jobRows());
+
+    failing.set(false);
+    d.start();
+    assertTrue(d.awaitIdle(WAIT));
+    assertEquals(10, transport.total.get(), "messages delivered after the second start");
+    assertEquals(0, transport.duplicated());
+    assertEquals(10, worked.get(), "jobs run after the second start");
+  }
+
+  private long leasedRows(String table) {
+    return Sql.count(ds, "SELECT COUNT(*) FROM " + table + " WHERE leased_by IS NOT NULL");
+  }
+
+  /** {@code real}, whose INSERTs into the schedules table fail while {@code failing} holds. */
+  private static Connection failingScheduleInserts(Connection real, AtomicBoolean failing) {
+    return JdbcProxy.of(
+        Connection.class,
+        (proxy, method, args) -> {
+          if (method.getName().equals("prepareStatement")
+              && failing.get()
+              && ((String) args[0]).startsWith("INSERT INTO postbox_jobs_schedules")) {
+            throw new SQLException("injected failure storing a schedule", "XX000");
+          }
+          return JdbcProxy.invoke(real, method, args);
+        });
   }
 
   /** A finished job's finish time: its available_at while it is kept as done. */

@@ -50,7 +50,7 @@ public final class TestDatabase implements AutoCloseable {
     this.url = url;
     this.user = user;
     this.password = password;
-    this.dataSource = pool(url, user, password, poolSize);
+    this.dataSource = pool(url, user, password, poolSize, true);
     this.sqliteFile = sqliteFile;
   }
 
@@ -153,12 +153,14 @@ public final class TestDatabase implements AutoCloseable {
     return db;
   }
 
-  private static HikariDataSource pool(String url, String user, String password, int size) {
+  private static HikariDataSource pool(
+      String url, String user, String password, int size, boolean autoCommit) {
     HikariConfig config = new HikariConfig();
     config.setJdbcUrl(url);
     config.setUsername(user);
     config.setPassword(password);
     config.setMaximumPoolSize(size);
+    config.setAutoCommit(autoCommit);
     config.setConnectionTimeout(30_000);
     config.setInitializationFailTimeout(-1);
     return new HikariDataSource(config);
@@ -188,6 +190,14 @@ public final class TestDatabase implements AutoCloseable {
 
   public String password() {
     return password;
+  }
+
+  /**
+   * Another pool of {@code size} connections on this database, whose connections are handed out in
+   * auto-commit mode or not, as an application's pool may be configured; the caller closes it.
+   */
+  public HikariDataSource pool(int size, boolean autoCommit) {
+    return pool(url, user, password, size, autoCommit);
   }
 
   /** Connections the pool holds open now. */

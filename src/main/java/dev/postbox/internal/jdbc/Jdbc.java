@@ -3,6 +3,7 @@ package dev.postbox.internal.jdbc;
 import dev.postbox.PostboxException;
 import java.sql.Connection;
 import java.sql.SQLException;
+import java.sql.Statement;
 import javax.sql.DataSource;
 
 /**
@@ -43,6 +44,36 @@ public final class Jdbc {
         throw e;
       } finally {
         c.setAutoCommit(true);
+      }
+    }
+  }
+
+  /**
+   * Runs {@code work} in one transaction opened by the statement {@code begin} (such as SQLite's
+   * {@code BEGIN IMMEDIATE}, which takes the write lock up front) on a connection from {@code
+   * dataSource}: committed if it returns, rolled back if it throws. The connection is put in
+   * auto-commit mode first, since a pool configured with auto-commit off hands it out inside a
+   * transaction, where a second BEGIN fails.
+   */
+  public static <T> T inTransactionBegunBy(
+      DataSource dataSource, String begin, SqlFunction<Connection, T> work) throws SQLException {
+    try (Connection c = dataSource.getConnection();
+        Statement s = c.createStatement()) {
+      if (!c.getAutoCommit()) {
+        c.setAutoCommit(true);
+      }
+      s.execute(begin);
+      try {
+        T result = work.apply(c);
+        s.execute("COMMIT");
+        return result;
+      } catch (Throwable e) {
+        try {
+          s.execute("ROLLBACK");
+        } catch (SQLException rollbackFailure) {
+          e.addSuppressed(rollbackFailure);
+        }
+        throw e;
       }
     }
   }
