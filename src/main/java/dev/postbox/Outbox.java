@@ -138,7 +138,10 @@ public final class Outbox {
    * before anything is written.
    *
    * <p>The keys are locked at once, in one order shared by every transaction, so two {@code addAll}
-   * calls never deadlock each other, whatever the order of their messages.
+   * calls never deadlock each other, whatever the order of their messages. On PostgreSQL an {@code
+   * addAll} of more than 1,000 distinct keys locks the keys of the whole table instead of each key
+   * (one lock per key would fill the server's shared lock table): it waits for the open
+   * transactions that added keyed messages, and keyed adds wait for it until its transaction ends.
    *
    * @param connection the caller's connection, in its transaction
    * @param messages the messages; may be empty

@@ -6,9 +6,12 @@ import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.postbox.testing.KeyLockWaits;
 import dev.postbox.testing.Sql;
 import java.sql.Connection;
 import java.sql.DriverManager;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
@@ -24,15 +27,16 @@ import org.junit.jupiter.api.Test;
  * The key locks of an ordered outbox's adds, as producers see them: one {@code addAll} locks its
  * keys in one order, so two never deadlock whatever order their keys come in; two transactions
  * adding two keys in opposite orders by separate adds can, and then get the database's own error,
- * keep nothing of the failed transaction and succeed when retried.
+ * keep nothing of the failed transaction and succeed when retried; an {@code addAll} of many keys
+ * still waits for, and holds back, the other adds of its keys.
  */
 public abstract class OutboxKeyLockContractTest extends OutboxSuite {
 
   @Test
   void twoAddAllsOfTheSameKeysInOppositeOrdersNeverDeadlock() throws Exception {
-    // 2 keys: one lock statement on every database; 2,500: several on MySQL and H2, and more
-    // than PostgreSQL locks one by one
-    int[] sizes = {2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2_500, 2_500};
+    // 2 keys: one statement of locks and rows; 800: more rows than one statement takes; 2,500:
+    // several lock statements on MySQL and H2, more keys than PostgreSQL locks one by one
+    int[] sizes = {2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 800, 2_500, 2_500};
     long added = 0;
     try (ExecutorService threads = Executors.newCachedThreadPool()) {
       for (int round = 0; round < sizes.length; round++) {
@@ -118,8 +122,51 @@ public abstract class OutboxKeyLockContractTest extends OutboxSuite {
     }
   }
 
+  @Test
+  void anAddAllOfManyKeysWaitsForAnOpenAddOfOneOfThemAndHoldsBackTheNext() throws Exception {
+    // 800 keys: more than one statement's rows, each key locked; 1,500: more keys than
+    // PostgreSQL locks one by one, so there it locks the whole table's keys instead
+    List<String> expected = new ArrayList<>();
+    try (ExecutorService threads = Executors.newCachedThreadPool()) {
+      for (int n : new int[] {800, 1_500}) {
+        String first = n + "-first";
+        String last = n + "-last";
+        try (Connection open = connection()) {
+          outbox.add(open, keyed(first, "key-7"));
+          Future<?> many =
+              threads.submit(() -> Sql.commit(ds, c -> outbox.addAll(c, many(n + "-a", n))));
+          KeyLockWaits.await(ds, db.database(), 1, WAIT);
+          assertFalse(many.isDone(), n + " keys: the addAll waits for the open add of one");
+          open.commit();
+          many.get(60, TimeUnit.SECONDS);
+        }
+        try (Connection open = connection()) {
+          outbox.addAll(open, many(n + "-b", n));
+          Future<?> after =
+              threads.submit(() -> Sql.commit(ds, c -> outbox.add(c, keyed(last, "key-7"))));
+          KeyLockWaits.await(ds, db.database(), 1, WAIT);
+          assertFalse(after.isDone(), n + " keys: an add of one waits for the open addAll");
+          open.commit();
+          after.get(60, TimeUnit.SECONDS);
+        }
+        expected.addAll(List.of(first, n + "-a-7", n + "-b-7", last));
+      }
+    }
+    assertEquals(2L * (800 + 1_500) + 4, rows(), "rows");
+    assertEquals(expected, idsInOrder("key-7"), "the key's messages in commit order");
+  }
+
   private static Message keyed(String eventId, String key) {
     return Message.of("t", "{}").eventId(eventId).key(key);
+  }
+
+  /** Messages {@code prefix-0 …} of keys {@code key-0 …}. */
+  private static List<Message> many(String prefix, int n) {
+    List<Message> messages = new ArrayList<>(n);
+    for (int i = 0; i < n; i++) {
+      messages.add(keyed(prefix + "-" + i, "key-" + i));
+    }
+    return messages;
   }
 
   private Void addAllAndCommit(CountDownLatch start, List<Message> messages) throws Exception {
@@ -168,5 +215,21 @@ public abstract class OutboxKeyLockContractTest extends OutboxSuite {
 
   private long rowsOf(String eventId) {
     return Sql.count(ds, "SELECT COUNT(*) FROM postbox_outbox WHERE event_id = ?", eventId);
+  }
+
+  private List<String> idsInOrder(String key) throws SQLException {
+    List<String> ids = new ArrayList<>();
+    try (Connection c = ds.getConnection();
+        PreparedStatement ps =
+            c.prepareStatement(
+                "SELECT event_id FROM postbox_outbox WHERE msg_key = ? ORDER BY id")) {
+      ps.setString(1, key);
+      try (ResultSet rs = ps.executeQuery()) {
+        while (rs.next()) {
+          ids.add(rs.getString(1));
+        }
+      }
+    }
+    return ids;
   }
 }
