@@ -110,6 +110,11 @@ public final class Outbox {
    * <p>When the outbox is ordered by key and the message has a key, the add first locks the key
    * until the caller's transaction ends, so that messages of one key are delivered in the order
    * their transactions commit: another transaction adding to the same key waits for this one.
+   * Several keys in one transaction: add them with one {@link #addAll}, or always in the same key
+   * order. Two transactions that add two keys in opposite orders by separate adds wait for each
+   * other: the database ends one with its deadlock error (H2 both, at its lock timeout), thrown as
+   * a {@code PostboxException} whose cause is the database's {@code SQLException}; the caller rolls
+   * that transaction back and retries it, as for any deadlock.
    *
    * @param connection the caller's connection, in its transaction
    * @param message the message
@@ -131,6 +136,12 @@ public final class Outbox {
    * Adds {@code messages} in the caller's transaction, one statement per 500 messages (on an outbox
    * ordered by key, after locking their keys as {@link #add} does). All messages are validated
    * before anything is written.
+   *
+   * <p>The keys are locked at once, in one order shared by every transaction, so two {@code addAll}
+   * calls never deadlock each other, whatever the order of their messages. On PostgreSQL an {@code
+   * addAll} of more than 1,000 distinct keys locks the keys of the whole table instead of each key
+   * (one lock per key would fill the server's shared lock table): it waits for the open
+   * transactions that added keyed messages, and keyed adds wait for it until its transaction ends.
    *
    * @param connection the caller's connection, in its transaction
    * @param messages the messages; may be empty

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.postbox.testing.Await;
 import dev.postbox.testing.BatchRecordingTransport;
+import dev.postbox.testing.Sql;
 import java.sql.Connection;
 import java.util.ArrayList;
 import java.util.List;
@@ -40,6 +41,28 @@ public abstract class OutboxBatchContractTest extends OutboxSuite {
       List<String> ids = batch.stream().map(Envelope::eventId).toList();
       assertEquals(ids.stream().sorted().toList(), ids, "in the order added within a batch");
     }
+  }
+
+  @Test
+  void anAddAllOf100000MessagesWithDistinctKeysStoresThemAll() {
+    // on PostgreSQL the key locks of an ordered addAll may neither bind a parameter per key (the
+    // protocol allows 65,535 per statement) nor take a lock per key (the server's shared lock
+    // table holds some thousands for all sessions)
+    int n = 100_000;
+    List<Message> messages = new ArrayList<>(n);
+    for (int i = 0; i < n; i++) {
+      messages.add(Message.of("t", "{}").key("key-" + i));
+    }
+    assertTrue(outbox.orderedByKey(), "the suite's outbox locks keys");
+    Sql.commit(ds, c -> assertEquals(n, outbox.addAll(c, messages), "stored"));
+
+    assertEquals(n, rows(), "rows");
+    assertEquals(
+        n, Sql.count(ds, "SELECT COUNT(DISTINCT msg_key) FROM postbox_outbox"), "distinct keys");
+    assertEquals(
+        n,
+        Sql.count(ds, "SELECT COUNT(*) FROM postbox_outbox WHERE state = 0 AND attempts = 0"),
+        "pending, never attempted");
   }
 
   @Test

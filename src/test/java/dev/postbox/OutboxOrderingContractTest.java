@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.postbox.testing.Await;
+import dev.postbox.testing.KeyLockWaits;
 import dev.postbox.testing.KeyOrderChecker;
 import dev.postbox.testing.Sql;
 import java.sql.Connection;
@@ -386,22 +387,7 @@ public abstract class OutboxOrderingContractTest extends OutboxSuite {
 
   /** Waits until the database shows an add waiting for another's key lock. */
   private void awaitWaitingProducer() {
-    String sql =
-        switch (db.database()) {
-          case POSTGRESQL ->
-              "SELECT COUNT(*) FROM pg_locks WHERE locktype = 'advisory' AND NOT granted";
-          case MYSQL ->
-              "SELECT COUNT(*) FROM information_schema.PROCESSLIST"
-                  + " WHERE INFO LIKE 'INSERT INTO postbox_outbox_keys%'";
-          // H2 names no blocker while the awaited row is a new one: the waiting statement it is
-          case H2 ->
-              "SELECT COUNT(*) FROM INFORMATION_SCHEMA.SESSIONS"
-                  + " WHERE EXECUTING_STATEMENT LIKE 'MERGE INTO postbox_outbox_keys%'";
-          case SQLITE -> null; // one writer: the second add waits for the file's write lock
-        };
-    if (sql != null) {
-      Await.until(WAIT, "the second add to wait", () -> Sql.count(ds, sql) == 1);
-    }
+    KeyLockWaits.await(ds, db.database(), 1, WAIT);
   }
 
   private static String parkedSql() {

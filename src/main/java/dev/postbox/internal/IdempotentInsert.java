@@ -83,8 +83,9 @@ final class IdempotentInsert {
 
   /**
    * {@link #insert} of at most {@link #CHUNK} rows in one PostgreSQL statement that first locks
-   * {@code keys} (sorted, distinct): {@code lockCte} is a {@code WITH postbox$locks AS (…)} taking
-   * them, bound first. One round trip for the lock and the insert.
+   * {@code keys} (sorted, distinct): {@code lockCte} is a {@code WITH …, postbox$locks AS (…)}
+   * taking them ({@link KeyLocks#postgresLocks}), bound first as its one parameter ({@link
+   * KeyLocks#bindPostgres}). One round trip for the lock and the insert.
    */
   int insertLocked(
       Connection c,
@@ -200,14 +201,14 @@ final class IdempotentInsert {
     return execute(c, insert, rows, List.of());
   }
 
-  /** Runs {@code insert}, binding {@code first} (strings) before the rows' values. */
-  private int execute(Connection c, Insert insert, List<Object[]> rows, List<String> first)
+  /**
+   * Runs {@code insert}, binding {@code keys} (if any) before the rows' values, as {@link
+   * KeyLocks#bindPostgres} does.
+   */
+  private int execute(Connection c, Insert insert, List<Object[]> rows, List<String> keys)
       throws SQLException {
     try (PreparedStatement ps = c.prepareStatement(insert.sql())) {
-      int p = 1;
-      for (String value : first) {
-        ps.setString(p++, value);
-      }
+      int p = keys.isEmpty() ? 1 : KeyLocks.bindPostgres(c, ps, 1, keys);
       for (Object[] row : rows) {
         for (int i = 0; i < types.length; i++) {
           Object value = row[i];

@@ -1,5 +1,6 @@
 package dev.postbox.internal;
 
+import dev.postbox.Database;
 import dev.postbox.internal.dialect.Dialect;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -12,27 +13,50 @@ import java.util.TreeSet;
  * The lock an add takes on each key it writes, held until the caller's transaction ends, so that
  * the rows of one key get their ids in the order their transactions commit: a producer of a key
  * waits for the one before it, and a claim that sees a row of a key sees every older row of it.
- * Keys are locked in one order (sorted), so two adds of the same keys cannot deadlock each other.
+ * Every add takes its locks in one order shared by all transactions, so two adds (each one call)
+ * cannot deadlock each other; two transactions that each make several calls can.
  *
  * <ul>
- *   <li>PostgreSQL: {@code pg_advisory_xact_lock} on a 64-bit hash of table and key; no table. Two
- *       keys with the same hash only wait for each other.
+ *   <li>PostgreSQL: {@code pg_advisory_xact_lock} on a 64-bit hash of table and key, in hash order,
+ *       after a shared lock on one of the table's {@value #STRIPES} stripes (the one of the
+ *       connection's backend). Each lock takes a slot of the server's shared lock table ({@code
+ *       max_locks_per_transaction} × connections, for every session), so an add of more than
+ *       {@value #MOST_KEYS_ONE_BY_ONE} distinct keys locks every stripe exclusively instead: it
+ *       waits for the open transactions that added keys and holds back every keyed add until it
+ *       ends. Two keys with the same hash only wait for each other.
  *   <li>MySQL, MariaDB, H2: the key's row in {@code <table>_keys}, inserted or updated (a row lock
- *       until commit).
+ *       until commit), in sorted order, {@value #CHUNK} keys per statement.
  *   <li>SQLite: nothing: one writer at a time holds the database until it commits.
  * </ul>
  *
  * Immutable and thread-safe; runs on the caller's connection, never commits.
  */
 final class KeyLocks {
+  /** PostgreSQL: an add of more distinct keys than this locks the whole table's stripes. */
+  private static final int MOST_KEYS_ONE_BY_ONE = 1_000;
+
+  /** PostgreSQL: how many locks share the table's lock, so adds do not queue on one lock. */
+  private static final int STRIPES = 64;
+
+  /** Keys per statement where each key binds a parameter (MySQL, H2). */
+  private static final int CHUNK = 1_000;
+
   private final String keysTable;
-  private final long seed;
+  private final int seed;
+  // PostgreSQL: a shared lock on this backend's stripe, taken before any key's lock
+  private final String stripeCte;
 
   KeyLocks(String table) {
     this.keysTable = keysTable(table);
     // the same for every instance that names the table with or without its schema
     String bare = table.substring(table.lastIndexOf('.') + 1).toLowerCase(Locale.ROOT);
     this.seed = bare.hashCode();
+    this.stripeCte =
+        "postbox$stripe AS MATERIALIZED (SELECT pg_advisory_xact_lock_shared("
+            + seed
+            + ", pg_backend_pid() % "
+            + STRIPES
+            + "))";
   }
 
   /** The keys table next to {@code table} on databases that need one. */
@@ -52,17 +76,31 @@ final class KeyLocks {
   }
 
   /**
-   * PostgreSQL: a {@code WITH postbox$locks AS (…)} that locks {@code n} keys bound as its first
-   * parameters, for an INSERT that reads it before it makes its rows ({@link
-   * IdempotentInsert#insertLocked}): the lock and the add in one round trip.
+   * PostgreSQL: a {@code WITH …, postbox$locks AS (…)} that locks {@code n} keys (at most {@link
+   * #MOST_KEYS_ONE_BY_ONE}) bound as its first parameter ({@link #bindPostgres}), for an INSERT
+   * that reads it before it makes its rows ({@link IdempotentInsert#insertLocked}): the lock and
+   * the add in one round trip.
    */
   String postgresLocks(int n) {
-    return "WITH postbox$locks AS MATERIALIZED (SELECT pg_advisory_xact_lock(h) FROM (SELECT"
-        + " DISTINCT hashtextextended(k, "
-        + seed
-        + ") AS h FROM (VALUES "
-        + tuples(n, "(CAST(? AS TEXT))")
-        + ") AS postbox$keys(k)) AS postbox$hashes ORDER BY h)";
+    if (n > MOST_KEYS_ONE_BY_ONE) {
+      throw new IllegalArgumentException(n + " keys, at most " + MOST_KEYS_ONE_BY_ONE);
+    }
+    return "WITH " + stripeCte + ", postbox$locks AS MATERIALIZED (" + postgresKeyLocks(n) + ")";
+  }
+
+  /**
+   * Binds {@code sorted} keys as the one parameter of a PostgreSQL lock statement, at {@code p}:
+   * the key itself, or a text array of them, so any number of keys binds one parameter (the
+   * protocol allows 65,535). Returns the next parameter's index.
+   */
+  static int bindPostgres(Connection c, PreparedStatement ps, int p, List<String> sorted)
+      throws SQLException {
+    if (sorted.size() == 1) {
+      ps.setString(p, sorted.get(0));
+    } else {
+      ps.setArray(p, c.createArrayOf("text", sorted.toArray()));
+    }
+    return p + 1;
   }
 
   /** Locks {@code sorted} keys ({@link #sorted}) until the transaction on {@code c} ends. */
@@ -70,41 +108,73 @@ final class KeyLocks {
     if (sorted.isEmpty()) {
       return;
     }
-    String sql =
-        switch (d.database()) {
-          case POSTGRESQL ->
-              sorted.size() == 1
-                  ? "SELECT pg_advisory_xact_lock(hashtextextended(CAST(? AS TEXT), " + seed + "))"
-                  // the locks are taken after the sort: PostgreSQL computes volatile functions
-                  // of the select list after ORDER BY
-                  : "SELECT pg_advisory_xact_lock(h) FROM (SELECT DISTINCT hashtextextended(k, "
+    switch (d.database()) {
+      case POSTGRESQL -> {
+        if (sorted.size() > MOST_KEYS_ONE_BY_ONE) {
+          // every stripe, in stripe order: every stripe comes before every key in the one order
+          try (PreparedStatement ps =
+              c.prepareStatement(
+                  "SELECT pg_advisory_xact_lock("
                       + seed
-                      + ") AS h FROM (VALUES "
-                      + tuples(sorted.size(), "(CAST(? AS TEXT))")
-                      + ") AS postbox_keys(k)) AS postbox_hashes ORDER BY h";
-          case MYSQL ->
-              "INSERT INTO "
-                  + keysTable
-                  + " (msg_key) VALUES "
-                  + tuples(sorted.size(), "(?)")
-                  + " ON DUPLICATE KEY UPDATE msg_key = msg_key";
-          case H2 ->
-              "MERGE INTO "
-                  + keysTable
-                  + " (msg_key) KEY (msg_key) VALUES "
-                  + tuples(sorted.size(), "(?)");
-          case SQLITE -> null;
-        };
-    if (sql == null) {
-      return;
-    }
-    try (PreparedStatement ps = c.prepareStatement(sql)) {
-      int p = 1;
-      for (String key : sorted) {
-        ps.setString(p++, key);
+                      + ", s) FROM generate_series(0, "
+                      + (STRIPES - 1)
+                      + ") AS postbox$stripes(s) ORDER BY s")) {
+            ps.execute();
+          }
+          return;
+        }
+        try (PreparedStatement ps =
+            c.prepareStatement("WITH " + stripeCte + " " + postgresKeyLocks(sorted.size()))) {
+          bindPostgres(c, ps, 1, sorted);
+          ps.execute();
+        }
       }
-      ps.execute();
+      case MYSQL, H2 -> {
+        // every chunk in the sorted order: one order for every transaction, whatever the size
+        for (int from = 0; from < sorted.size(); from += CHUNK) {
+          List<String> chunk = sorted.subList(from, Math.min(sorted.size(), from + CHUNK));
+          try (PreparedStatement ps = c.prepareStatement(rowLocks(d, chunk.size()))) {
+            int p = 1;
+            for (String key : chunk) {
+              ps.setString(p++, key);
+            }
+            ps.execute();
+          }
+        }
+      }
+      case SQLITE -> {}
     }
+  }
+
+  /**
+   * PostgreSQL: locks the keys of its one parameter in the order of their hashes, after the stripe
+   * lock of {@code postbox$stripe} (its one-time filter runs before any row). The keys' locks are
+   * taken after the sort: PostgreSQL computes volatile functions of the select list after ORDER BY.
+   */
+  private String postgresKeyLocks(int n) {
+    String stripeFirst = " WHERE (SELECT COUNT(*) FROM postbox$stripe) = 1";
+    if (n == 1) {
+      return "SELECT pg_advisory_xact_lock(hashtextextended(CAST(? AS TEXT), "
+          + seed
+          + "))"
+          + stripeFirst;
+    }
+    return "SELECT pg_advisory_xact_lock(h) FROM (SELECT DISTINCT hashtextextended(k, "
+        + seed
+        + ") AS h FROM unnest(CAST(? AS TEXT[])) AS postbox$keys(k)) AS postbox$hashes"
+        + stripeFirst
+        + " ORDER BY h";
+  }
+
+  /** MySQL, H2: the statement that locks {@code n} keys' rows of the keys table. */
+  private String rowLocks(Dialect d, int n) {
+    return d.database() == Database.MYSQL
+        ? "INSERT INTO "
+            + keysTable
+            + " (msg_key) VALUES "
+            + tuples(n, "(?)")
+            + " ON DUPLICATE KEY UPDATE msg_key = msg_key"
+        : "MERGE INTO " + keysTable + " (msg_key) KEY (msg_key) VALUES " + tuples(n, "(?)");
   }
 
   private static String tuples(int n, String tuple) {
