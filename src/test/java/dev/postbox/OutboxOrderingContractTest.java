@@ -63,10 +63,6 @@ public abstract class OutboxOrderingContractTest extends OutboxSuite {
     }
   }
 
-  private Dispatcher.Builder dispatcher(Outbox o, Transport t) {
-    return dispatcher(t).outbox(o, t);
-  }
-
   @Test
   void messagesOfOneKeyGoOutInCommitOrderEvenWhenTheFirstFailsOnce() {
     OrderedTransport t = new OrderedTransport();
