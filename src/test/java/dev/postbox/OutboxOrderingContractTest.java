@@ -111,6 +111,8 @@ public abstract class OutboxOrderingContractTest extends OutboxSuite {
 
     try (Connection c = ds.getConnection()) {
       assertEquals(1, outbox.stats(c).blockedKeys(), "blocked keys");
+      assertEquals(2, outbox.stats(c).blocked(), "blocked rows");
+      assertEquals(0, outbox.stats(c).due(), "due: none, all wait behind the parked head");
       List<BlockedKey> blocked = outbox.blockedKeys(c, 10);
       assertEquals(1, blocked.size());
       assertEquals("k", blocked.get(0).key());
