@@ -20,25 +20,34 @@ import org.slf4j.LoggerFactory;
  * (it threw; logged at WARN with the exception) or discarded (dropped or interrupted by {@link
  * #close()}), so once {@code close()} has returned, {@code submitted == completed + failed +
  * discarded}. Waiting tasks get a worker in the order they were accepted.
+ *
+ * <p>Unless built with {@code closeOnShutdown(false)}, a JVM shutdown hook closes the queue when
+ * the JVM exits (also when {@code main} returns: task threads are daemon threads), so the tasks
+ * accepted so far get the drain timeout to run; {@link #close()} takes the hook out again.
  */
 public final class BackgroundQueue implements AutoCloseable {
   // The algorithm lives in package-private classes, one concept each: QueueEngine (take a permit
   // or get in line, hand the permit on), QueueWord (the state in one atomic word), TaskSlots (the
   // line and the permit slots), ProducerGate (producers waiting for room), AcceptedTask (one task's
-  // life cycle), TaskCounts and DrainOnClose (the close protocol). docs/background-queue.md says
-  // why it is built this way and what each alternative measured.
+  // life cycle), TaskCounts and DrainOnClose (the close protocol), CloseOnShutdown (the JVM's exit
+  // closes it). docs/background-queue.md says why it is built this way and what each alternative
+  // measured.
   private static final Logger log = LoggerFactory.getLogger(BackgroundQueue.class);
 
   private final QueueEngine engine;
+  private final CloseOnShutdown shutdownHook; // null: not closed on shutdown
 
   private BackgroundQueue(BackgroundQueueSettings settings) {
     this.engine = new QueueEngine(settings);
+    this.shutdownHook =
+        settings.closeOnShutdown() ? CloseOnShutdown.register(settings, engine::close) : null;
     log.info(
-        "{} - started, {} workers, capacity {}, drain timeout {}",
+        "{} - started, {} workers, capacity {}, drain timeout {}{}",
         settings.name(),
         settings.workers(),
         settings.capacity(),
-        settings.drainTimeout());
+        settings.drainTimeout(),
+        shutdownHook == null ? "" : ", closed on JVM shutdown");
   }
 
   /**
@@ -112,10 +121,17 @@ public final class BackgroundQueue implements AutoCloseable {
    * <p>If the calling thread is interrupted, it stops waiting: queued tasks are discarded and
    * running ones interrupted at once, {@code close()} returns without waiting for them to end, and
    * the interrupt status is kept.
+   *
+   * <p>Then it removes the queue's shutdown hook. Safe to call from a shutdown hook of your own:
+   * the queue's hook, running at the same time, waits for this call, or this one for it.
    */
   @Override
   public void close() {
     engine.close();
+    // after the drain: if the JVM began to exit meanwhile, the hook keeps it until close() ends
+    if (shutdownHook != null) {
+      shutdownHook.remove();
+    }
   }
 
   /**
@@ -143,6 +159,7 @@ public final class BackgroundQueue implements AutoCloseable {
     private int workers = 4;
     private int capacity = 1000;
     private Duration drainTimeout = Duration.ofSeconds(5);
+    private boolean closeOnShutdown = true;
 
     private Builder() {}
 
@@ -203,13 +220,29 @@ public final class BackgroundQueue implements AutoCloseable {
     }
 
     /**
+     * Whether a JVM shutdown hook closes the queue (default true): when the JVM exits without
+     * {@link BackgroundQueue#close()} having been called (also when {@code main} returns, since
+     * task threads are daemon threads), the tasks accepted so far run for up to the drain timeout
+     * and the counts of completed and discarded tasks are logged. False leaves closing to you (your
+     * framework's stop callback): tasks still queued when the JVM exits are then lost without a
+     * trace. The hook holds the queue until it is closed.
+     *
+     * @param closeOnShutdown false to register no shutdown hook
+     * @return this builder
+     */
+    public Builder closeOnShutdown(boolean closeOnShutdown) {
+      this.closeOnShutdown = closeOnShutdown;
+      return this;
+    }
+
+    /**
      * Creates the queue; it starts threads only for tasks.
      *
      * @return the queue, accepting tasks at once
      */
     public BackgroundQueue build() {
       return new BackgroundQueue(
-          new BackgroundQueueSettings(name, workers, capacity, drainTimeout));
+          new BackgroundQueueSettings(name, workers, capacity, drainTimeout, closeOnShutdown));
     }
   }
 }

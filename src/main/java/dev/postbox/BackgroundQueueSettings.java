@@ -13,5 +13,7 @@ import java.time.Duration;
  * @param workers tasks running at once, 1 to 10,000
  * @param capacity tasks waiting for a worker, 1 to 1,000,000
  * @param drainTimeout how long {@code close()} keeps running queued tasks, 0 to 1 hour
+ * @param closeOnShutdown whether a JVM shutdown hook closes the queue
  */
-record BackgroundQueueSettings(String name, int workers, int capacity, Duration drainTimeout) {}
+record BackgroundQueueSettings(
+    String name, int workers, int capacity, Duration drainTimeout, boolean closeOnShutdown) {}

@@ -392,29 +392,40 @@ public final class Dispatcher implements AutoCloseable {
      * message, or each claim's rows in one {@link Transport#sendBatch} if the transport's class
      * overrides it.
      *
+     * <p>A dispatcher delivers one outbox: a second call is refused (build a dispatcher per outbox
+     * table).
+     *
      * @param outbox the outbox whose table is dispatched
      * @param transport where its messages are sent
      * @return this builder
-     * @throws InvalidValueException if an argument is null
+     * @throws InvalidValueException if an argument is null, or an outbox was already set
      */
     public Builder outbox(Outbox outbox, Transport transport) {
-      this.outbox = Require.notNull("outbox", outbox);
+      onlyOnce("outbox", this.outbox, "one outbox: build a dispatcher per outbox table");
+      Require.notNull("outbox", outbox);
       this.transport = Require.notNull("transport", transport);
+      this.outbox = outbox;
       return this;
     }
 
     /**
      * Runs {@code jobs} with {@code handlers}, one per job name. A job whose name has no handler
-     * here is parked at once with that reason.
+     * here is parked at once with that reason. A dispatcher runs one job queue: a second call is
+     * refused, so pass every handler (of every module) to one call.
      *
      * @param jobs the job queue whose table is dispatched
      * @param handlers the handlers, at most one per job name
      * @return this builder
      * @throws InvalidValueException if an argument or a handler is null, a handler's name breaks
-     *     the job name rules, or two handlers have the same name
+     *     the job name rules, two handlers have the same name, or a job queue was already set
      */
     public Builder jobs(Jobs jobs, JobHandler... handlers) {
-      this.jobs = Require.notNull("jobs", jobs);
+      onlyOnce(
+          "jobs",
+          this.jobs,
+          "one job queue: pass every handler to one jobs(...) call, or build a dispatcher per"
+              + " job table");
+      Require.notNull("jobs", jobs);
       Map<String, JobHandler> byName = new LinkedHashMap<>();
       for (JobHandler handler : Require.notNull("handlers", handlers)) {
         Require.notNull("handler", handler);
@@ -424,6 +435,7 @@ public final class Dispatcher implements AutoCloseable {
               "handlers", "has two handlers for job name '" + name + "'");
         }
       }
+      this.jobs = jobs;
       this.handlers = Map.copyOf(byName);
       return this;
     }
@@ -458,13 +470,15 @@ public final class Dispatcher implements AutoCloseable {
     }
 
     /**
-     * Deletes {@code inbox} rows older than its retention, every {@code cleanupInterval}.
+     * Deletes {@code inbox} rows older than its retention, every {@code cleanupInterval}. A
+     * dispatcher cleans up one inbox: a second call is refused.
      *
      * @param inbox the inbox whose table is cleaned up
      * @return this builder
-     * @throws InvalidValueException if {@code inbox} is null
+     * @throws InvalidValueException if {@code inbox} is null, or an inbox was already set
      */
     public Builder inbox(Inbox inbox) {
+      onlyOnce("inbox", this.inbox, "one inbox: build a dispatcher per inbox table");
       this.inbox = Require.notNull("inbox", inbox);
       return this;
     }
@@ -709,6 +723,14 @@ public final class Dispatcher implements AutoCloseable {
               vacuumEvery,
               listener,
               database));
+    }
+
+    // a second table of a kind would silently replace the first, whose rows would then wait
+    // forever (or, for jobs, be parked for want of a handler)
+    private static void onlyOnce(String option, Object current, String why) {
+      if (current != null) {
+        throw new InvalidValueException(option, "was already set: a dispatcher runs " + why);
+      }
     }
 
     private static String defaultInstanceId() {

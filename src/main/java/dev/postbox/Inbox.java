@@ -32,9 +32,8 @@ public final class Inbox {
             false,
             b.database,
             b.allowAutoCommit,
-            "the connection is in auto-commit mode, so the claim would commit apart from the side"
-                + " effects — call connection.setAutoCommit(false), or build the inbox with"
-                + " allowAutoCommit(true)");
+            TableWriter.autoCommitRefusal(
+                "the claim would commit apart from the handler's side effects", "claim"));
   }
 
   /**

@@ -48,9 +48,8 @@ public final class Jobs {
             b.notify,
             b.database,
             b.allowAutoCommit,
-            "the connection is in auto-commit mode, so the job would not be atomic with your"
-                + " business data — call connection.setAutoCommit(false) and commit after your own"
-                + " writes, or build the job queue with allowAutoCommit(true)");
+            TableWriter.autoCommitRefusal(
+                "the job would not be atomic with your business data", "enqueue"));
     this.admin = new QueueAdmin(queueTable, "jobs", writer.dialects());
     this.statements = new JobStatements(b.table);
   }

@@ -57,9 +57,8 @@ public final class Outbox {
             b.notify,
             b.database,
             b.allowAutoCommit,
-            "the connection is in auto-commit mode, so the message would not be atomic with your"
-                + " business data — call connection.setAutoCommit(false) and commit after your own"
-                + " writes, or build the outbox with allowAutoCommit(true)");
+            TableWriter.autoCommitRefusal(
+                "the message would not be atomic with your business data", "add"));
     this.writer = b.orderedByKey ? plain.lockingKeys(OutboxRows.KEY_VALUE) : plain;
     this.admin = new QueueAdmin(queueTable, "messages", writer.dialects());
   }

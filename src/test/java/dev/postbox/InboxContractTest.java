@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.postbox.testing.AutoCommitAdvice;
 import dev.postbox.testing.Await;
 import dev.postbox.testing.Sql;
 import java.sql.Connection;
@@ -99,6 +100,12 @@ public abstract class InboxContractTest extends DatabaseTest {
         });
     assertEquals(1, rows());
     assertEquals("evt-1", Sql.value(ds, "SELECT event_id FROM postbox_inbox"));
+  }
+
+  @Test
+  void theAutoCommitRefusalAdvisesTheCallersTransactionNotAllowAutoCommit() throws Exception {
+    // regression: it advised allowAutoCommit(true), which gives up the atomicity it protects
+    AutoCommitAdvice.assertGivenBy(ds, c -> inbox.claim(c, "billing", "e"));
   }
 
   @Test

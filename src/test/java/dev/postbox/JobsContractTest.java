@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.postbox.testing.AutoCommitAdvice;
 import dev.postbox.testing.Await;
 import dev.postbox.testing.Sql;
 import java.sql.Connection;
@@ -497,6 +498,12 @@ public abstract class JobsContractTest extends DatabaseTest {
         });
     assertEquals(1, count("1 = 1"));
     assertEquals("customer-7", Sql.value(ds, "SELECT dedupe_key FROM postbox_jobs"));
+  }
+
+  @Test
+  void theAutoCommitRefusalAdvisesTheCallersTransactionNotAllowAutoCommit() throws Exception {
+    // regression: it advised allowAutoCommit(true), which gives up the atomicity it protects
+    AutoCommitAdvice.assertGivenBy(ds, c -> jobs.enqueue(c, Job.of("a", "{}")));
   }
 
   @Test

@@ -101,4 +101,30 @@ public abstract class OutboxAdminContractTest extends OutboxSuite {
         Sql.count(ds, "SELECT COUNT(*) FROM postbox_outbox WHERE leased_by IS NOT NULL"),
         "nothing claimed");
   }
+
+  @Test
+  void rowsWaitingBehindAParkedKeyAreCountedBlockedNotDue() throws Exception {
+    // regression: due counted the rows a parked head keeps from being claimed
+    add(
+        Message.of("t", "{}").eventId("k-0").key("k"),
+        Message.of("t", "{}").eventId("k-1").key("k"),
+        Message.of("t", "{}").eventId("k-2").key("k"),
+        Message.of("t", "{}").eventId("k-3").key("k"),
+        Message.of("t", "{}").eventId("plain-1"),
+        Message.of("t", "{}").eventId("plain-2"));
+    Sql.update(ds, "UPDATE postbox_outbox SET state = 2 WHERE event_id = 'k-0'");
+    try (Connection c = ds.getConnection()) {
+      QueueStats stats = outbox.stats(c);
+      assertEquals(5, stats.pending(), "pending");
+      assertEquals(2, stats.due(), "due: the unkeyed rows only");
+      assertEquals(1, stats.parked(), "parked");
+      assertEquals(1, stats.blockedKeys(), "blocked keys");
+      assertEquals(3, stats.blocked(), "blocked: the rows behind the parked head");
+      assertEquals(0, stats.leased(), "leased");
+      // the same table read by an outbox whose parked rows do not block their keys
+      QueueStats skipping = Outbox.builder().onParked(OrderedParking.SKIP).build().stats(c);
+      assertEquals(5, skipping.due(), "due when parked rows are skipped");
+      assertEquals(0, skipping.blocked(), "blocked when parked rows are skipped");
+    }
+  }
 }

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.postbox.testing.AutoCommitAdvice;
 import dev.postbox.testing.RecordingTransport;
 import dev.postbox.testing.Sql;
 import java.sql.Connection;
@@ -170,6 +171,12 @@ public abstract class OutboxInputContractTest extends OutboxSuite {
   }
 
   @Test
+  void theAutoCommitRefusalAdvisesTheCallersTransactionNotAllowAutoCommit() throws Exception {
+    // regression: it advised allowAutoCommit(true), which gives up the atomicity it protects
+    AutoCommitAdvice.assertGivenBy(ds, c -> outbox.add(c, Message.of("t", "{}")));
+  }
+
+  @Test
   void invalidMessagesAreRejectedNamingFieldAndLimitAndNothingIsWritten() {
     Map<String, Runnable> cases = new ConcurrentHashMap<>();
     cases.put("topic", () -> Message.of(null, "{}"));
@@ -285,6 +292,17 @@ public abstract class OutboxInputContractTest extends OutboxSuite {
         e.getMessage().contains("no_such_outbox") && e.getMessage().contains("/schema.sql"),
         e.getMessage());
     d.close();
+  }
+
+  @Test
+  void aMissingTableNamesTheSchemaResourceInTheJarNotOnlyTheSourceRepositorysPath() {
+    // regression: it named only sql/<db>/schema.sql, a path users of the jar do not have
+    Outbox elsewhere = Outbox.builder().table("no_such_outbox").build();
+    Dispatcher d = built(Dispatcher.builder(ds).outbox(elsewhere, new RecordingTransport()));
+    String message = assertThrows(PostboxException.class, d::start).getMessage();
+    String folder = db.sqlFolder().getFileName().toString();
+    assertTrue(message.contains("META-INF/postbox/sql/" + folder + "/schema.sql"), message);
+    assertTrue(message.contains("upgrade-"), message);
   }
 
   private void add(String eventId) {

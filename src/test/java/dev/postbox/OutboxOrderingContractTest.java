@@ -64,10 +64,6 @@ public abstract class OutboxOrderingContractTest extends OutboxSuite {
     }
   }
 
-  private Dispatcher.Builder dispatcher(Outbox o, Transport t) {
-    return dispatcher(t).outbox(o, t);
-  }
-
   @Test
   void messagesOfOneKeyGoOutInCommitOrderEvenWhenTheFirstFailsOnce() {
     OrderedTransport t = new OrderedTransport();
@@ -116,6 +112,8 @@ public abstract class OutboxOrderingContractTest extends OutboxSuite {
 
     try (Connection c = ds.getConnection()) {
       assertEquals(1, outbox.stats(c).blockedKeys(), "blocked keys");
+      assertEquals(2, outbox.stats(c).blocked(), "blocked rows");
+      assertEquals(0, outbox.stats(c).due(), "due: none, all wait behind the parked head");
       List<BlockedKey> blocked = outbox.blockedKeys(c, 10);
       assertEquals(1, blocked.size());
       assertEquals("k", blocked.get(0).key());
@@ -388,6 +386,50 @@ public abstract class OutboxOrderingContractTest extends OutboxSuite {
   /** Waits until the database shows an add waiting for another's key lock. */
   private void awaitWaitingProducer() {
     KeyLockWaits.await(ds, db.database(), 1, WAIT);
+  }
+
+  @Test
+  void parkedMessagesOfSchemaTwoBlockTheirKeysAfterTheUpgradeUntilReplayedOrDiscarded() {
+    // what UPGRADING.md tells: schema 2 parked a message without holding its key; after the upgrade
+    // to schema 3 an outbox ordered by key (BLOCK_KEY, the default) holds the key behind it
+    String folder = db.sqlFolder().getFileName().toString();
+    db.resetSchema(java.nio.file.Path.of("src/test/resources/schema-v1", folder + ".sql"));
+    db.runScript(db.sqlFolder().resolve("upgrade-1-to-2.sql"));
+    Outbox schemaTwo = Outbox.builder().orderedByKey(false).build(); // as the previous release adds
+    OrderedTransport t = new OrderedTransport();
+    addKeyed(t, schemaTwo, "replayed", 1);
+    addKeyed(t, schemaTwo, "discarded", 1);
+    Sql.update(ds, "UPDATE postbox_outbox SET state = 2, attempts = 10");
+    for (String id : List.of("replayed-1", "discarded-1")) {
+      String key = id.substring(0, id.indexOf('-'));
+      Sql.commit(ds, c -> schemaTwo.add(c, Message.of("t", "{}").eventId(id).key(key)));
+    }
+    t.checker.committed("replayed", "replayed-1");
+    db.runScript(db.sqlFolder().resolve("upgrade-2-to-3.sql"));
+    db.runScript(db.sqlFolder().resolve("upgrade-3-to-4.sql"));
+
+    started(dispatcher(t));
+    add(Message.of("t", "{}").eventId("barrier")); // claimed after the keys' pending rows would be
+    Await.until(WAIT, "the barrier", () -> t.calls("barrier") == 1);
+    assertEquals(0, t.calls("replayed-1") + t.calls("discarded-1"), "held behind the parked rows");
+    try (Connection c = ds.getConnection()) {
+      QueueStats stats = outbox.stats(c);
+      assertEquals(2, stats.blockedKeys(), "blocked keys");
+      assertEquals(2, stats.blocked(), "blocked rows");
+      assertEquals(
+          List.of("replayed", "discarded"),
+          outbox.blockedKeys(c, 10).stream().map(BlockedKey::key).toList());
+    } catch (java.sql.SQLException e) {
+      throw new AssertionError(e);
+    }
+
+    Sql.commit(ds, c -> outbox.replay(c, "replayed-0"));
+    Sql.commit(ds, c -> outbox.discard(c, "discarded-0"));
+    Await.until(WAIT, "the keys delivered", () -> rows() == 0);
+    assertEquals(List.of("replayed-0", "replayed-1"), t.checker.firstSends("replayed"));
+    assertEquals(0, t.checker.inversions(), "inversions");
+    assertEquals(0, t.calls("discarded-0"), "discarded, never sent");
+    assertEquals(1, t.calls("discarded-1"), "sent once its key was free");
   }
 
   private static String parkedSql() {

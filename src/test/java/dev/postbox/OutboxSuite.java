@@ -12,8 +12,13 @@ public abstract class OutboxSuite extends DatabaseTest {
 
   /** A fast-polling dispatcher for tests; start it with {@link #started} so it is closed after. */
   protected Dispatcher.Builder dispatcher(Transport transport) {
+    return dispatcher(outbox, transport);
+  }
+
+  /** The same fast-polling dispatcher, delivering {@code o} instead of {@link #outbox}. */
+  protected Dispatcher.Builder dispatcher(Outbox o, Transport transport) {
     return Dispatcher.builder(ds)
-        .outbox(outbox, transport)
+        .outbox(o, transport)
         .instanceId(nextInstanceId())
         .pollInterval(Duration.ofMillis(20))
         .backoff(Backoff.fixed(Duration.ofMillis(10)))

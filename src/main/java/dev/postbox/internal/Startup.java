@@ -59,13 +59,17 @@ public final class Startup {
             return null;
           });
     } catch (SQLException e) {
+      String folder = database.name().toLowerCase(Locale.ROOT);
       throw new PostboxException(
           "table "
               + table
-              + " not found or not as shipped — run sql/"
-              + database.name().toLowerCase(Locale.ROOT)
-              + "/schema.sql, or for a table made by an earlier version the upgrade in"
-              + " UPGRADING.md ("
+              + " not found or not as shipped — run the schema shipped in the postbox jar as"
+              + " META-INF/postbox/sql/"
+              + folder
+              + "/schema.sql (sql/"
+              + folder
+              + "/schema.sql in the source repository), or for a table made by an earlier version"
+              + " the upgrade-N-to-M.sql scripts next to it, as UPGRADING.md says ("
               + e.getMessage()
               + ")",
           e);

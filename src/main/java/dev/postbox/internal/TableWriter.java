@@ -72,6 +72,26 @@ public final class TableWriter {
   }
 
   /**
+   * Why a connection in auto-commit mode is refused and what to do: {@code call} must run inside
+   * the caller's transaction. Names the usual way to lose that transaction, Spring's
+   * self-invocation; not the opt-out, which gives up the very atomicity the refusal protects.
+   *
+   * @param consequence what auto-commit would break, e.g. "the message would not be atomic with
+   *     your business data"
+   * @param call the refused method, e.g. "add"
+   */
+  public static String autoCommitRefusal(String consequence, String call) {
+    return "the connection is in auto-commit mode (no transaction), so "
+        + consequence
+        + " — call "
+        + call
+        + " inside your transaction, on its connection (auto-commit off; you commit after your own"
+        + " writes). With Spring, a @Transactional method called from another method of its own"
+        + " class (self-invocation) bypasses the proxy and runs without a transaction: call it"
+        + " through the injected bean, or use a TransactionTemplate";
+  }
+
+  /**
    * This writer, locking the key of each row (its value number {@code keyIndex}) before it inserts,
    * until the caller's transaction ends ({@link KeyLocks}).
    */

@@ -40,23 +40,7 @@ final class Child implements AutoCloseable {
    * shifts the child's wall clock (not its monotonic clock).
    */
   static Child start(RelDb db, String instance, Map<String, String> options, String fakeTime) {
-    String java = ProcessHandle.current().info().command().orElseThrow();
-    String classPath = System.getProperty("surefire.test.class.path");
-    if (classPath == null || classPath.isBlank()) {
-      classPath = System.getProperty("java.class.path");
-    }
-    List<String> command = new ArrayList<>();
-    command.add(java);
-    command.add("-XX:+UseSerialGC");
-    command.add("-XX:TieredStopAtLevel=1");
-    command.add("-Xmx256m");
-    command.add("-Xss512k");
-    command.add("-Dorg.slf4j.simpleLogger.defaultLogLevel=info");
-    command.add("-Dorg.slf4j.simpleLogger.showDateTime=true");
-    command.add("-Dorg.slf4j.simpleLogger.dateTimeFormat=HH:mm:ss.SSS");
-    command.add("-cp");
-    command.add(classPath);
-    command.add(DispatcherProcess.class.getName());
+    List<String> command = javaCommand(DispatcherProcess.class, "info");
     command.addAll(db.childArgs());
     command.add("--instance=" + instance);
     options.forEach((k, v) -> command.add("--" + k + "=" + v));
@@ -83,6 +67,62 @@ final class Child implements AutoCloseable {
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
+  }
+
+  /** What a child run to its end printed, and how it exited. */
+  record Ended(int exitCode, String out, String err) {}
+
+  /**
+   * The command that runs {@code main} in a JVM like this one (same java, the test class path),
+   * with a small heap and SLF4J's simple logger at {@code logLevel} with times; add its arguments.
+   */
+  static List<String> javaCommand(Class<?> main, String logLevel) {
+    String classPath = System.getProperty("surefire.test.class.path");
+    if (classPath == null || classPath.isBlank()) {
+      classPath = System.getProperty("java.class.path");
+    }
+    List<String> command = new ArrayList<>();
+    command.add(ProcessHandle.current().info().command().orElseThrow());
+    command.add("-XX:+UseSerialGC");
+    command.add("-XX:TieredStopAtLevel=1");
+    command.add("-Xmx256m");
+    command.add("-Xss512k");
+    command.add("-Dorg.slf4j.simpleLogger.defaultLogLevel=" + logLevel);
+    command.add("-Dorg.slf4j.simpleLogger.showDateTime=true");
+    command.add("-Dorg.slf4j.simpleLogger.dateTimeFormat=HH:mm:ss.SSS");
+    command.add("-cp");
+    command.add(classPath);
+    command.add(main.getName());
+    return command;
+  }
+
+  /**
+   * Runs {@code command} until it ends, its stdout and stderr in {@code children/<name>.out} and
+   * {@code .err}; kills it and throws if it has not ended within {@code timeout}.
+   */
+  static Ended runToEnd(List<String> command, String name, Duration timeout)
+      throws IOException, InterruptedException {
+    Path dir = Reporting.buildDir().resolve("reliability").resolve("children");
+    Files.createDirectories(dir);
+    Path out = dir.resolve(name + ".out");
+    Path err = dir.resolve(name + ".err");
+    Process p =
+        new ProcessBuilder(command)
+            .redirectOutput(out.toFile())
+            .redirectError(err.toFile())
+            .start();
+    try {
+      if (!p.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
+        throw new IllegalStateException(
+            name + " did not end within " + timeout + ": " + tail(err, 3000));
+      }
+    } finally {
+      p.destroyForcibly();
+    }
+    return new Ended(
+        p.exitValue(),
+        Files.readString(out, StandardCharsets.UTF_8),
+        Files.readString(err, StandardCharsets.UTF_8));
   }
 
   long pid() {

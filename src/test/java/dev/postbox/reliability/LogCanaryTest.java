@@ -4,13 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.io.IOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.util.ArrayList;
+import java.time.Duration;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -39,37 +34,12 @@ class LogCanaryTest {
   private void run(String label) throws Exception {
     try (RelDb db = RelDb.open(label)) {
       db.reset();
-      Path dir = Reporting.buildDir().resolve("reliability").resolve("children");
-      Files.createDirectories(dir);
-      Path out = dir.resolve("log-canary-" + label + ".out");
-      Path err = dir.resolve("log-canary-" + label + ".err");
-      String classPath = System.getProperty("surefire.test.class.path");
-      if (classPath == null || classPath.isBlank()) {
-        classPath = System.getProperty("java.class.path");
-      }
-      List<String> command = new ArrayList<>();
-      command.add(ProcessHandle.current().info().command().orElseThrow());
-      command.add("-XX:TieredStopAtLevel=1");
-      command.add("-Dorg.slf4j.simpleLogger.defaultLogLevel=trace");
-      command.add("-Dorg.slf4j.simpleLogger.showDateTime=true");
-      command.add("-Dorg.slf4j.simpleLogger.dateTimeFormat=HH:mm:ss.SSS");
-      command.add("-cp");
-      command.add(classPath);
-      command.add(LogCanaryProcess.class.getName());
+      List<String> command = Child.javaCommand(LogCanaryProcess.class, "trace");
       command.addAll(db.childArgs());
-      Process p =
-          new ProcessBuilder(command)
-              .redirectOutput(out.toFile())
-              .redirectError(err.toFile())
-              .start();
-      try {
-        assertTrue(p.waitFor(120, TimeUnit.SECONDS), "the canary run did not finish");
-      } finally {
-        p.destroyForcibly();
-      }
-      String stdout = read(out);
-      String stderr = read(err);
-      assertEquals(0, p.exitValue(), stderr);
+      Child.Ended run = Child.runToEnd(command, "log-canary-" + label, Duration.ofSeconds(120));
+      String stdout = run.out();
+      String stderr = run.err();
+      assertEquals(0, run.exitCode(), stderr);
       assertTrue(stdout.contains("CANARY-RUN-DONE"), stdout);
       long canaryLines =
           (stdout + "\n" + stderr).lines().filter(l -> l.contains(LogCanaryProcess.CANARY)).count();
@@ -98,9 +68,5 @@ class LogCanaryTest {
       assertTrue(stderr.contains(LogCanaryProcess.TOPIC), "topics are logged: " + line);
       assertTrue(stdout.contains("FINAL outbox_pending=0"), stdout);
     }
-  }
-
-  private static String read(Path file) throws IOException {
-    return Files.readString(file, StandardCharsets.UTF_8);
   }
 }

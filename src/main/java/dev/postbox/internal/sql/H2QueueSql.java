@@ -213,13 +213,14 @@ final class H2QueueSql implements QueueSqlHome {
         SELECT
           (SELECT COUNT(*) FROM {table} WHERE state = 0) AS pending,
           (SELECT COUNT(*) FROM {table}
-           WHERE state = 0 AND available_at <= CURRENT_TIMESTAMP(6)) AS due,
+           WHERE state = 0 AND available_at <= CURRENT_TIMESTAMP(6)) AS ready,
           (SELECT COUNT(*) FROM {table}
            WHERE state = 0 AND available_at > CURRENT_TIMESTAMP(6) AND leased_by IS NOT NULL)
             AS leased,
           (SELECT COUNT(*) FROM {table} WHERE state = 2) AS parked,
           (SELECT MIN(created_at) FROM {table} WHERE state = 0) AS oldest,
           {blockedKeys} AS blocked_keys,
+          {blocked} AS blocked,
           CURRENT_TIMESTAMP(6) AS db_now""";
   }
 

@@ -41,6 +41,29 @@ public record KeyOrder(String keyColumn, boolean parkedBlocks) {
         + "))";
   }
 
+  /**
+   * The stats' count of pending rows of {@code table} whose time ({@code now}) has come but that
+   * wait behind a parked row of their key; 0 unless parked rows block. Read from the first parked
+   * row of each key through the key index, so it costs what the blocked keys' rows cost, however
+   * many other rows are pending.
+   */
+  String behindParkedCount(String table, String now) {
+    if (!parkedBlocks) {
+      return "0";
+    }
+    return """
+        (SELECT COUNT(*) FROM {table} postbox_parked
+         JOIN {table} postbox_waiting ON postbox_waiting.{key} = postbox_parked.{key}
+           AND postbox_waiting.state = 0 AND postbox_waiting.id > postbox_parked.id
+           AND postbox_waiting.available_at <= {now}
+         WHERE postbox_parked.state = 2 AND NOT EXISTS (
+           SELECT 1 FROM {table} postbox_prior WHERE postbox_prior.{key} = postbox_parked.{key}
+             AND postbox_prior.state = 2 AND postbox_prior.id < postbox_parked.id))"""
+        .replace("{table}", table)
+        .replace("{key}", keyColumn)
+        .replace("{now}", now);
+  }
+
   /** No row of the key of {@code table}'s row before it in one of {@code states}. */
   private String noPrior(String table, String gone, String states) {
     String k = keyColumn;

@@ -294,13 +294,14 @@ final class PostgresQueueSql implements QueueSqlHome {
         SELECT
           (SELECT COUNT(*) FROM {table} WHERE state = 0) AS pending,
           (SELECT COUNT(*) FROM {table}
-           WHERE state = 0 AND available_at <= statement_timestamp()) AS due,
+           WHERE state = 0 AND available_at <= statement_timestamp()) AS ready,
           (SELECT COUNT(*) FROM {table}
            WHERE state = 0 AND available_at > statement_timestamp() AND leased_by IS NOT NULL)
             AS leased,
           (SELECT COUNT(*) FROM {table} WHERE state = 2) AS parked,
           (SELECT MIN(created_at) FROM {table} WHERE state = 0) AS oldest,
           {blockedKeys} AS blocked_keys,
+          {blocked} AS blocked,
           statement_timestamp() AS db_now""";
   }
 

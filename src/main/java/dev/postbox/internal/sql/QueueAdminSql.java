@@ -38,13 +38,15 @@ public final class QueueAdminSql {
       Instant oldest = sql.dialect.readInstant(rs, "oldest");
       Instant dbNow = sql.dialect.readInstant(rs, "db_now");
       Duration age = oldest == null ? Duration.ZERO : Duration.between(oldest, dbNow);
+      long blocked = rs.getLong("blocked"); // ready, but behind a parked row of their key
       return new QueueStats(
           rs.getLong("pending"),
-          rs.getLong("due"),
+          rs.getLong("ready") - blocked,
           rs.getLong("leased"),
           rs.getLong("parked"),
           age.isNegative() ? Duration.ZERO : age,
-          rs.getLong("blocked_keys"));
+          rs.getLong("blocked_keys"),
+          blocked);
     }
   }
 

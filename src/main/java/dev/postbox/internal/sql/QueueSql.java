@@ -180,6 +180,8 @@ public final class QueueSql {
             order == null || !order.parkedBlocks()
                 ? "0"
                 : "(SELECT COUNT(DISTINCT {key}) FROM {table} WHERE state = 2 AND {key} IS NOT NULL)")
+        .replace(
+            "{blocked}", order == null ? "0" : order.behindParkedCount(t.name(), dialect.now()))
         .replace("{key}", order == null ? "NULL" : order.keyColumn())
         .replace("{table}", t.name())
         .replace("{claimSet}", t.claimSet())

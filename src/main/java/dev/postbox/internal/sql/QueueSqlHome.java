@@ -287,8 +287,10 @@ interface QueueSqlHome {
   String countPending();
 
   /**
-   * Pending, due, leased, parked counts, the oldest pending row's time, the blocked keys ({@code
-   * {blockedKeys}}, an expression) and now. No params.
+   * Counts of pending rows, of those whose time has come ({@code ready}), leased and parked rows,
+   * the oldest pending row's time, the blocked keys ({@code {blockedKeys}}, an expression), the
+   * ready rows waiting behind them ({@code {blocked}}, an expression; the due rows are the ready
+   * ones but those) and now. No params.
    */
   String stats();
 

@@ -242,12 +242,14 @@ final class SqliteQueueSql implements QueueSqlHome {
         """
         SELECT
           (SELECT COUNT(*) FROM {table} WHERE state = 0) AS pending,
-          (SELECT COUNT(*) FROM {table} WHERE state = 0 AND available_at <= {now}) AS due,
+          (SELECT COUNT(*) FROM {table}
+           WHERE state = 0 AND available_at <= {now}) AS ready,
           (SELECT COUNT(*) FROM {table}
            WHERE state = 0 AND available_at > {now} AND leased_by IS NOT NULL) AS leased,
           (SELECT COUNT(*) FROM {table} WHERE state = 2) AS parked,
           (SELECT MIN(created_at) FROM {table} WHERE state = 0) AS oldest,
           {blockedKeys} AS blocked_keys,
+          {blocked} AS blocked,
           {now} AS db_now""");
   }
 

@@ -75,6 +75,7 @@ class MicrometerListenerTest extends OutboxSuite {
     assertEquals(0, gauge("postbox.queue.due"));
     assertEquals(0, gauge("postbox.queue.leased"));
     assertEquals(0, gauge("postbox.queue.blocked.keys"));
+    assertEquals(0, gauge("postbox.queue.blocked"));
     assertEquals(
         0, registry.get("postbox.queue.oldest.age").timeGauge().value(TimeUnit.MILLISECONDS));
     assertEquals(0, registry.find("postbox.outage.started").counters().size());

@@ -15,9 +15,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Gauges of one Postbox table's {@link QueueStats} (pending, due, leased, parked, blocked keys,
- * oldest pending age), tagged with the table. One read of the stats serves every gauge for {@code
- * maxAge}, so a scrape (or several registries) does not query the database each time.
+ * Gauges of one Postbox table's {@link QueueStats} (pending, due, leased, parked, blocked keys and
+ * rows, oldest pending age), tagged with the table. One read of the stats serves every gauge for
+ * {@code maxAge}, so a scrape (or several registries) does not query the database each time.
  *
  * <p>Thread-safe: a read runs on a connection of its own from the pool, in the scraping thread, one
  * at a time. When the read fails the gauges show NaN until the next read, {@code maxAge} later.
@@ -57,6 +57,7 @@ public final class QueueStatsGauges {
     gauge(registry, "postbox.queue.leased", QueueStats::leased);
     gauge(registry, "postbox.queue.parked", QueueStats::parked);
     gauge(registry, "postbox.queue.blocked.keys", QueueStats::blockedKeys);
+    gauge(registry, "postbox.queue.blocked", QueueStats::blocked);
     TimeGauge.builder(
             "postbox.queue.oldest.age",
             this,

@@ -12,6 +12,7 @@ import dev.postbox.Message;
 import dev.postbox.Outbox;
 import dev.postbox.PostboxException;
 import dev.postbox.Transport;
+import dev.postbox.testing.AutoCommitAdvice;
 import dev.postbox.testing.Await;
 import dev.postbox.testing.RecordingTransport;
 import dev.postbox.testing.Sql;
@@ -124,7 +125,7 @@ class PostgresSpringOutboxTest extends DatabaseTest {
     PostboxException refused =
         assertThrows(PostboxException.class, () -> unproxied.place(1, 30, () -> {}));
 
-    assertTrue(refused.getMessage().contains("the connection is in auto-commit mode"));
+    AutoCommitAdvice.assertGiven(refused.getMessage()); // names this very pitfall
     assertEquals(1, orders()); // the order row committed alone: why the outbox refuses
     assertEquals(0, outboxRows());
   }
