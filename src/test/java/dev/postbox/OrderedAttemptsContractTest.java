@@ -29,7 +29,7 @@ public abstract class OrderedAttemptsContractTest extends OutboxSuite {
     RecordingTransport sent = crashHeadUntilParked(ordered);
 
     Sql.commit(ds, c -> assertTrue(ordered.discard(c, "k-0")));
-    Dispatcher after = started(dispatcher(sent).outbox(ordered, sent).maxAttempts(MAX_ATTEMPTS));
+    Dispatcher after = started(dispatcher(ordered, sent).maxAttempts(MAX_ATTEMPTS));
     assertTrue(after.awaitIdle(WAIT));
 
     assertFollowersSentOnceAtTheirFirstAttempt(sent);
@@ -42,7 +42,7 @@ public abstract class OrderedAttemptsContractTest extends OutboxSuite {
     Outbox skipping = Outbox.builder().onParked(OrderedParking.SKIP).build();
     RecordingTransport sent = crashHeadUntilParked(skipping);
 
-    Dispatcher after = started(dispatcher(sent).outbox(skipping, sent).maxAttempts(MAX_ATTEMPTS));
+    Dispatcher after = started(dispatcher(skipping, sent).maxAttempts(MAX_ATTEMPTS));
     assertTrue(after.awaitIdle(WAIT));
 
     assertFollowersSentOnceAtTheirFirstAttempt(sent);
@@ -90,8 +90,7 @@ public abstract class OrderedAttemptsContractTest extends OutboxSuite {
       crashed.countDown();
       dying.close();
     }
-    Dispatcher parking =
-        started(dispatcher(others).outbox(ordered, others).maxAttempts(MAX_ATTEMPTS));
+    Dispatcher parking = started(dispatcher(ordered, others).maxAttempts(MAX_ATTEMPTS));
     Await.until(
         WAIT,
         "k-0 parked",
