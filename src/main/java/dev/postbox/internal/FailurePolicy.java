@@ -48,15 +48,20 @@ final class FailurePolicy {
       if (row.attempt() >= maxAttempts(row)) {
         return new Outcome(row, Outcome.Kind.PARKED, e, Duration.ZERO, elapsed);
       }
-      log.debug(
-          "{} - attempt {} of id={} ref={} topic={} failed: {}",
-          name,
-          row.attempt(),
-          row.id(),
-          row.ref(),
-          row.topic(),
-          e.getClass().getName());
-      return new Outcome(row, Outcome.Kind.FAILED, e, backoff(row.attempt()), elapsed);
+      Duration delay = backoff(row.attempt());
+      if (log.isDebugEnabled()) {
+        // the text last_error gets: class and message, control characters made spaces, truncated
+        log.debug(
+            "{} - attempt {} of id={} ref={} topic={} failed, retrying in {} ms: {}",
+            name,
+            row.attempt(),
+            row.id(),
+            row.ref(),
+            row.topic(),
+            delay.toMillis(),
+            Text.errorOf(e));
+      }
+      return new Outcome(row, Outcome.Kind.FAILED, e, delay, elapsed);
     } catch (RuntimeException bug) {
       e.addSuppressed(bug);
       return new Outcome(row, Outcome.Kind.FAILED, e, Duration.ofSeconds(1), elapsed);
