@@ -10,8 +10,9 @@ import java.util.concurrent.locks.ReentrantLock;
  * recorded, and the envelopes of the batch not named count as sent. One that names none of the
  * batch's envelopes fails the whole batch.
  *
- * <p>A cause that is a {@link RejectedMessageException} counts against its message only. When some
- * envelopes of a batch were sent, the failures of the others are never taken as a broker outage.
+ * <p>A cause that is a {@link RejectedMessageException} counts against its message only; a {@link
+ * RejectedMessageException#permanent} one parks its message at once. When some envelopes of a batch
+ * were sent, the failures of the others are never taken as a broker outage.
  *
  * <p>Thread-safe: broker callbacks may call {@link #fail} from their own threads before {@code
  * sendBatch} throws it.

@@ -7,10 +7,11 @@ import dev.postbox.internal.Rules;
  *
  * <p>Called by the dispatcher on its own virtual thread per job, concurrently with other jobs,
  * never inside a database transaction. Return normally to finish the job; throw to have it retried
- * with backoff. Jobs run at least once: make the handler idempotent. There is no per-job timeout: a
- * run is interrupted only by the dispatcher's {@link Dispatcher#close()}, once its {@code
- * shutdownTimeout} has passed; a run that then throws because of the interrupt is handed back, due
- * again at once, the attempt not counted.
+ * with backoff; throw {@link RejectedMessageException#permanent} when no retry can help (a payload
+ * that can never be read) to park it at once. Jobs run at least once: make the handler idempotent.
+ * There is no per-job timeout: a run is interrupted only by the dispatcher's {@link
+ * Dispatcher#close()}, once its {@code shutdownTimeout} has passed; a run that then throws because
+ * of the interrupt is handed back, due again at once, the attempt not counted.
  *
  * <p>Implement {@link #execute(JobContext)} to see the job's id, attempt and due time, or {@link
  * #execute(String)} for the payload alone; or write the handler as a lambda with {@link #of}.

@@ -51,7 +51,10 @@ final class JobRows {
         ", running_key = COALESCE(dedupe_key, running_key), dedupe_key = NULL,"
             + " due_at = available_at",
         "dedupe_key, running_key, due_at, tick_at",
-        JobRows::read);
+        JobRows::read,
+        null,
+        // a job's key moves to running_key when it is first claimed, as every failed job was
+        "COALESCE(running_key, dedupe_key)");
   }
 
   private static Claimed<JobContext> read(

@@ -231,6 +231,21 @@ public final class Jobs {
   }
 
   /**
+   * Up to {@code limit} failing jobs: pending, failed at least once and waiting for their next
+   * attempt, the soonest next attempt first; {@link Failing#ref()} is the job id. Read in one
+   * statement on the caller's connection; never claims, never commits.
+   *
+   * @param connection the connection to run on, in its transaction if one is open
+   * @param limit the most to return, 1 to 100,000
+   * @return the failing jobs, with their attempts, last error and next attempt
+   * @throws InvalidValueException if {@code limit} is out of range; nothing is read
+   * @throws PostboxException if the query fails
+   */
+  public List<Failing> failing(Connection connection, int limit) {
+    return admin.failing(connection, limit);
+  }
+
+  /**
    * Makes the parked job {@code id} due again with its attempts reset.
    *
    * @param connection the connection to run on, in its transaction if one is open

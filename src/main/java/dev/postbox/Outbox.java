@@ -201,6 +201,21 @@ public final class Outbox {
   }
 
   /**
+   * Up to {@code limit} failing messages: pending, failed at least once and waiting for their next
+   * attempt, the soonest next attempt first; {@link Failing#ref()} is the event id. Read in one
+   * statement on the caller's connection; never claims, never commits.
+   *
+   * @param connection the connection to run on, in its transaction if one is open
+   * @param limit the most to return, 1 to 100,000
+   * @return the failing messages, with their attempts, last error and next attempt
+   * @throws InvalidValueException if {@code limit} is out of range; nothing is read
+   * @throws PostboxException if the query fails
+   */
+  public List<Failing> failing(Connection connection, int limit) {
+    return admin.failing(connection, limit);
+  }
+
+  /**
    * Up to {@code limit} keys whose delivery waits for a parked message ({@link
    * OrderedParking#BLOCK_KEY}), oldest parked first, each with that message and how many wait
    * behind it; empty if the outbox is not ordered by key or skips parked messages.

@@ -47,7 +47,8 @@ final class OutboxRows {
         "",
         "",
         OutboxRows::read,
-        keyOrder);
+        keyOrder,
+        KEY);
   }
 
   private static Claimed<Envelope> read(

@@ -21,7 +21,8 @@ public interface Transport {
   /**
    * Sends one envelope to the broker. Return normally only once the broker has accepted it; throw
    * to have it retried with backoff (or parked after its last attempt). Throw a {@link
-   * RejectedMessageException} for a message the broker refuses while it is itself fine.
+   * RejectedMessageException} for a message the broker refuses while it is itself fine, and {@link
+   * RejectedMessageException#permanent} for one no retry can help: it is parked at once.
    *
    * <p>There is no per-send timeout: while a call runs, it holds one of the dispatcher's {@code
    * concurrency} slots and its row stays leased (the lease is renewed), so it is not retried, and

@@ -4,7 +4,10 @@ import dev.postbox.testing.Sql;
 import java.time.Duration;
 import java.util.List;
 
-/** Base of the outbox contract suites: an outbox on the default table and a fast dispatcher. */
+/**
+ * Base of the outbox contract suites: an outbox on the default table and a fast dispatcher (of jobs
+ * too, for suites that prove the same on both tables).
+ */
 public abstract class OutboxSuite extends DatabaseTest {
   protected static final Duration WAIT = Duration.ofSeconds(60);
 
@@ -19,6 +22,16 @@ public abstract class OutboxSuite extends DatabaseTest {
   protected Dispatcher.Builder dispatcher(Outbox o, Transport transport) {
     return Dispatcher.builder(ds)
         .outbox(o, transport)
+        .instanceId(nextInstanceId())
+        .pollInterval(Duration.ofMillis(20))
+        .backoff(Backoff.fixed(Duration.ofMillis(10)))
+        .shutdownTimeout(Duration.ofSeconds(10));
+  }
+
+  /** A fast-polling dispatcher of {@code jobs}; start it with {@link #started}. */
+  protected Dispatcher.Builder jobDispatcher(Jobs jobs, JobHandler... handlers) {
+    return Dispatcher.builder(ds)
+        .jobs(jobs, handlers)
         .instanceId(nextInstanceId())
         .pollInterval(Duration.ofMillis(20))
         .backoff(Backoff.fixed(Duration.ofMillis(10)))

@@ -9,8 +9,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * What a failed delivery comes to: handed back (interrupted by shutdown), parked now ({@link
- * ParkNow}), refunded (failed during an {@link Outage}), parked (out of attempts), or retried after
- * the backoff. Thread-safe; called on delivery threads.
+ * ParkNow}, or a permanent {@link RejectedMessageException}), refunded (failed during an {@link
+ * Outage}), parked (out of attempts), or retried after the backoff. Thread-safe; called on delivery
+ * threads.
  */
 final class FailurePolicy {
   private static final Logger log = LoggerFactory.getLogger(FailurePolicy.class);
@@ -37,7 +38,7 @@ final class FailurePolicy {
       if (stopping.getAsBoolean() && interrupted(e)) {
         return new Outcome(row, Outcome.Kind.RELEASED, e, Duration.ZERO, elapsed);
       }
-      if (e instanceof ParkNow) {
+      if (e instanceof ParkNow || e instanceof RejectedMessageException r && r.isPermanent()) {
         return new Outcome(row, Outcome.Kind.PARKED, e, Duration.ZERO, elapsed);
       }
       if (outageEvidence
@@ -48,15 +49,20 @@ final class FailurePolicy {
       if (row.attempt() >= maxAttempts(row)) {
         return new Outcome(row, Outcome.Kind.PARKED, e, Duration.ZERO, elapsed);
       }
-      log.debug(
-          "{} - attempt {} of id={} ref={} topic={} failed: {}",
-          name,
-          row.attempt(),
-          row.id(),
-          row.ref(),
-          row.topic(),
-          e.getClass().getName());
-      return new Outcome(row, Outcome.Kind.FAILED, e, backoff(row.attempt()), elapsed);
+      Duration delay = backoff(row.attempt());
+      if (log.isDebugEnabled()) {
+        // the text last_error gets: class and message, control characters made spaces, truncated
+        log.debug(
+            "{} - attempt {} of id={} ref={} topic={} failed, retrying in {} ms: {}",
+            name,
+            row.attempt(),
+            row.id(),
+            row.ref(),
+            row.topic(),
+            delay.toMillis(),
+            Text.errorOf(e));
+      }
+      return new Outcome(row, Outcome.Kind.FAILED, e, delay, elapsed);
     } catch (RuntimeException bug) {
       e.addSuppressed(bug);
       return new Outcome(row, Outcome.Kind.FAILED, e, Duration.ofSeconds(1), elapsed);

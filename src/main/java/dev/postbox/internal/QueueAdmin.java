@@ -2,6 +2,7 @@ package dev.postbox.internal;
 
 import dev.postbox.BlockedKey;
 import dev.postbox.Database;
+import dev.postbox.Failing;
 import dev.postbox.Parked;
 import dev.postbox.QueueStats;
 import dev.postbox.internal.jdbc.Jdbc;
@@ -16,8 +17,8 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * Stats and parked-row operations on one table, run on the caller's connection: never claims, never
- * commits. Shared by the outbox and the job queue; a database error becomes a {@link
+ * Stats, failing rows and parked-row operations on one table, run on the caller's connection: never
+ * claims, never commits. Shared by the outbox and the job queue; a database error becomes a {@link
  * dev.postbox.PostboxException} naming what was being done. Immutable and thread-safe.
  */
 public final class QueueAdmin {
@@ -62,6 +63,12 @@ public final class QueueAdmin {
   public List<Parked> parked(Connection c, int limit) {
     Require.between("limit", limit, 1, 100_000);
     return call(c, "listing parked " + rows + " in " + table, s -> s.parked(c, limit));
+  }
+
+  /** Up to {@code limit} failing rows, soonest next attempt first. */
+  public List<Failing> failing(Connection c, int limit) {
+    Require.between("limit", limit, 1, 100_000);
+    return call(c, "listing failing " + rows + " in " + table, s -> s.failing(c, limit));
   }
 
   /** Up to {@code limit} keys blocked by a parked row, oldest first. */

@@ -5,6 +5,7 @@ import com.zaxxer.hikari.HikariDataSource;
 import dev.postbox.Backoff;
 import dev.postbox.Dispatcher;
 import dev.postbox.Job;
+import dev.postbox.JobContext;
 import dev.postbox.JobHandler;
 import dev.postbox.Jobs;
 import dev.postbox.Message;
@@ -27,6 +28,7 @@ import java.util.concurrent.ConcurrentHashMap;
 public final class LogCanaryProcess {
   static final String CANARY = "CANARY-7f3a9c-SECRET";
   static final String TOPIC = "topic.visible";
+  static final String FORGED_LINE = "FORGED-LOG-LINE";
 
   private LogCanaryProcess() {}
 
@@ -155,9 +157,11 @@ public final class LogCanaryProcess {
       }
 
       @Override
-      public void execute(String payload) {
+      public void execute(JobContext job) {
         if (fails) {
-          throw new IllegalStateException("job refused");
+          // the retried attempt's message is logged (DEBUG), on one line: LogCanaryTest looks
+          throw new IllegalStateException(
+              "job refused on attempt " + job.attempt() + "\n" + FORGED_LINE);
         }
       }
     };

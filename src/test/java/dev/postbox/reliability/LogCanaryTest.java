@@ -66,6 +66,12 @@ class LogCanaryTest {
       assertTrue(stderr.contains("evt-visible-"), "event ids are logged: " + line);
       assertTrue(stderr.contains("evt-poison"), "the parked event id is logged: " + line);
       assertTrue(stderr.contains(LogCanaryProcess.TOPIC), "topics are logged: " + line);
+      assertTrue(
+          stderr.contains("job refused on attempt 1 " + LogCanaryProcess.FORGED_LINE),
+          "the message of a retried failure is logged, on one line: " + line);
+      assertTrue(
+          stderr.lines().noneMatch(l -> l.startsWith(LogCanaryProcess.FORGED_LINE)),
+          "a line break in an error message starts no log line");
       assertTrue(stdout.contains("FINAL outbox_pending=0"), stdout);
     }
   }

@@ -223,6 +223,17 @@ final class MySqlQueueSql implements QueueSqlHome {
         FROM {table} WHERE state = 2 ORDER BY id LIMIT ?""";
   }
 
+  /** Params: the limit. */
+  @Override
+  public String failing() {
+    return """
+        SELECT id, {ref} AS ref, {topic} AS topic, {listedKey} AS listed_key, attempts, last_error,
+          available_at, created_at,
+          CASE WHEN leased_by IS NOT NULL AND available_at > UTC_TIMESTAMP(6) THEN 1 ELSE 0 END AS leased
+        FROM {table} WHERE state = 0 AND attempts > 0 AND last_error IS NOT NULL
+        ORDER BY available_at, id LIMIT ?""";
+  }
+
   /** Params: the ref. */
   @Override
   public String replay() {

@@ -1,6 +1,7 @@
 package dev.postbox.internal.sql;
 
 import dev.postbox.BlockedKey;
+import dev.postbox.Failing;
 import dev.postbox.Parked;
 import dev.postbox.QueueStats;
 import java.sql.Connection;
@@ -13,8 +14,9 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Binds and runs the statements of {@link QueueSqlHome} that read a queue table's stats and work on
- * its parked rows, on the caller's connection: never claims, never commits. Thread-safe.
+ * Binds and runs the statements of {@link QueueSqlHome} that read a queue table's stats and failing
+ * rows and work on its parked rows, on the caller's connection: never claims, never commits.
+ * Thread-safe.
  */
 public final class QueueAdminSql {
   private final QueueSql sql;
@@ -63,6 +65,30 @@ public final class QueueAdminSql {
                   rs.getString("topic"),
                   rs.getInt("attempts"),
                   rs.getString("last_error"),
+                  sql.dialect.readInstant(rs, "created_at")));
+        }
+        return rows;
+      }
+    }
+  }
+
+  /** Failing rows, soonest next attempt first. */
+  public List<Failing> failing(Connection c, int limit) throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement(sql.failing)) {
+      ps.setInt(1, limit);
+      try (ResultSet rs = ps.executeQuery()) {
+        List<Failing> rows = new ArrayList<>();
+        while (rs.next()) {
+          rows.add(
+              new Failing(
+                  rs.getLong("id"),
+                  rs.getString("ref"),
+                  rs.getString("topic"),
+                  rs.getString("listed_key"),
+                  rs.getInt("attempts"),
+                  rs.getString("last_error"),
+                  sql.dialect.readInstant(rs, "available_at"),
+                  rs.getInt("leased") == 1,
                   sql.dialect.readInstant(rs, "created_at")));
         }
         return rows;

@@ -47,6 +47,7 @@ public final class QueueSql {
   final String countPending;
   final String stats;
   final String parked;
+  final String failing;
   final String replay;
   final String replayAll;
   final String discard;
@@ -119,6 +120,7 @@ public final class QueueSql {
     this.countPending = fill(home.countPending(), t, batchSize);
     this.stats = fill(home.stats(), t, batchSize);
     this.parked = fill(home.parked(), t, batchSize);
+    this.failing = fill(home.failing(), t, batchSize);
     this.replay = fill(home.replay(), t, batchSize);
     this.replayAll = fill(home.replayAll(), t, batchSize);
     this.discard = fill(home.discard(), t, batchSize);
@@ -188,6 +190,7 @@ public final class QueueSql {
         .replace("{doneSet}", t.doneSet())
         .replace("{ref}", t.refColumn())
         .replace("{topic}", t.topicColumn())
+        .replace("{listedKey}", t.listedKey())
         .replace("{limit}", Integer.toString(batchSize))
         .replace("{window}", Integer.toString(2 * batchSize))
         .replace("{windowKey}", order == null ? "" : ", " + order.keyColumn() + " AS claim_key");

@@ -9,10 +9,11 @@ import java.util.List;
  * key it includes that a keyed row is the head of its key, see {@link KeyOrder}); {@code {key}} the
  * key column of such a table; {@code {claimSet}} and {@code {doneSet}} its extra assignments when
  * claimed and when finished ({@code ", …"} or nothing); {@code {ref}} and {@code {topic}} its row
- * reference and topic columns; {@code {limit}} the batch size and {@code {window}} the due rows a
- * claim searches for heads, written in as digits. Filled per statement: {@code {ids}} as many
- * {@code ?} as ids are bound, {@code {excluded}} nothing or {@code " AND id NOT IN (?, …)"}. Every
- * other value is a bound parameter, named in order in each comment.
+ * reference and topic columns, {@code {listedKey}} its rows' key as the admin calls list it; {@code
+ * {limit}} the batch size and {@code {window}} the due rows a claim searches for heads, written in
+ * as digits. Filled per statement: {@code {ids}} as many {@code ?} as ids are bound, {@code
+ * {excluded}} nothing or {@code " AND id NOT IN (?, …)"}. Every other value is a bound parameter,
+ * named in order in each comment.
  *
  * <p>States: 0 pending, 1 done (kept for retention), 2 parked. Every change of a claimed row is
  * fenced by {@code leased_by} and {@code claims}, which only grows.
@@ -312,6 +313,14 @@ interface QueueSqlHome {
 
   /** Up to {@code ?} parked rows, oldest first. Params: the limit. */
   String parked();
+
+  /**
+   * Up to {@code ?} failing rows: pending ones that failed at least once (an outage refund records
+   * no error, and a replay resets the attempts), soonest {@code available_at} first, with {@code
+   * listed_key} and {@code leased}: 1 if a lease on the row has not run out yet (its {@code
+   * available_at} is that lease's end). Params: the limit.
+   */
+  String failing();
 
   /** Makes the parked row with {@code {ref} = ?} due again, attempts reset. Params: the ref. */
   String replay();

@@ -16,6 +16,8 @@ package dev.postbox.internal.sql;
  * @param checkedColumns table-specific columns whose absence {@code start()} reports
  * @param reader maps a claimed row
  * @param keyOrder how rows of one key keep their order; null if they need not
+ * @param listedKey the row's key as the admin calls list it, an expression ({@code "NULL"} for
+ *     none): the message key, the job's dedupe key
  */
 public record QueueTable<T>(
     String name,
@@ -27,9 +29,10 @@ public record QueueTable<T>(
     String claimSet,
     String checkedColumns,
     RowReader<T> reader,
-    KeyOrder keyOrder) {
+    KeyOrder keyOrder,
+    String listedKey) {
 
-  /** A table whose rows are delivered in no particular order. */
+  /** A table whose rows are delivered in no particular order and have no key. */
   public QueueTable(
       String name,
       String itemColumns,
@@ -50,6 +53,7 @@ public record QueueTable<T>(
         claimSet,
         checkedColumns,
         reader,
-        null);
+        null,
+        "NULL");
   }
 }

@@ -117,7 +117,8 @@ class MariaDbClaimPlanTest {
                 "",
                 "",
                 null,
-                new KeyOrder("msg_key", true)),
+                new KeyOrder("msg_key", true),
+                "msg_key"),
             100);
     try (Connection c = db.dataSource().getConnection();
         Statement s = c.createStatement()) {

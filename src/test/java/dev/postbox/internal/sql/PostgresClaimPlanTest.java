@@ -58,7 +58,8 @@ class PostgresClaimPlanTest {
             "",
             "",
             null,
-            order),
+            order,
+            "msg_key"),
         100);
   }
 
