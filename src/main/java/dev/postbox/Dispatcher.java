@@ -46,6 +46,7 @@ public final class Dispatcher implements AutoCloseable {
   private volatile boolean started;
   private volatile boolean closed;
   private Periodic inboxCleaner;
+  private Periodic unhandledJobs; // looks for jobs of names without a handler here
   private RecurringJobs recurring;
   private PostgresNotifications notifications;
 
@@ -119,7 +120,7 @@ public final class Dispatcher implements AutoCloseable {
             lane(
                 database,
                 dialect,
-                config.jobs().queueTable(),
+                JobNames.claimedBy(config.jobs().queueTable(), config.handlers().keySet()),
                 settings(config.maxAttempts(), config.jobs().retention(), false),
                 JobDelivery.to(config.handlers(), config.instanceId()),
                 null);
@@ -146,16 +147,21 @@ public final class Dispatcher implements AutoCloseable {
         }
       }
       Periodic cleaner = config.inbox() == null ? null : inboxCleaner(database);
+      Periodic watch = config.jobs() == null ? null : unhandledJobs(dialect);
       if (schedules != null) {
         schedules.storeDeclared(); // the last thing that may fail: nothing is started yet
       }
       // every check passed: from here on, start things; should starting one fail, stop them all
       lanes = List.copyOf(built);
       inboxCleaner = cleaner;
+      unhandledJobs = watch;
       recurring = schedules;
       try {
         if (cleaner != null) {
           cleaner.start();
+        }
+        if (watch != null) {
+          watch.start();
         }
         if (!channels.isEmpty() && database == Database.POSTGRESQL) {
           notifications =
@@ -208,6 +214,24 @@ public final class Dispatcher implements AutoCloseable {
       Startup.checkKeysTable(config.dataSource(), database, table.name());
     }
     return new Lane<>(config.dataSource(), dialect, table, settings, deliverer, batchDeliverer);
+  }
+
+  /** The thread that looks for jobs of names this dispatcher has no handler for. */
+  private Periodic unhandledJobs(Dialect dialect) {
+    String table = config.jobs().table();
+    return new Periodic(
+        config.instanceId() + "-" + table + "-unhandled",
+        List.of(
+            new Periodic.Task(
+                UnhandledJobs.every(config.lease()),
+                new UnhandledJobs(
+                    config.dataSource(),
+                    dialect,
+                    table,
+                    config.handlers().keySet(),
+                    config.lease(),
+                    config.listener(),
+                    config.instanceId()))));
   }
 
   private Periodic inboxCleaner(Database database) {
@@ -335,6 +359,10 @@ public final class Dispatcher implements AutoCloseable {
     if (inboxCleaner != null) {
       interrupted |= inboxCleaner.close();
     }
+    if (unhandledJobs != null) {
+      interrupted |= unhandledJobs.close();
+    }
+    unhandledJobs = null;
     recurring = null;
     notifications = null;
     lanes = List.of();
@@ -409,15 +437,19 @@ public final class Dispatcher implements AutoCloseable {
     }
 
     /**
-     * Runs {@code jobs} with {@code handlers}, one per job name. A job whose name has no handler
-     * here is parked at once with that reason. A dispatcher runs one job queue: a second call is
-     * refused, so pass every handler (of every module) to one call.
+     * Runs {@code jobs} with {@code handlers}, one per job name. The dispatcher claims only jobs of
+     * these names: jobs of other names wait for a dispatcher that has a handler for them (so a
+     * rolling deploy can add job types one instance at a time), and once they have been due for
+     * longer than a lease this dispatcher says so at WARN (once per name per hour) and to {@link
+     * Listener#jobsWithoutHandler}; {@link Jobs#statsByName} shows them. A dispatcher runs one job
+     * queue: a second call is refused, so pass every handler (of every module) to one call.
      *
      * @param jobs the job queue whose table is dispatched
      * @param handlers the handlers, at most one per job name
      * @return this builder
-     * @throws InvalidValueException if an argument or a handler is null, a handler's name breaks
-     *     the job name rules, two handlers have the same name, or a job queue was already set
+     * @throws InvalidValueException if an argument or a handler is null, there is no handler, a
+     *     handler's name breaks the job name rules, two handlers have the same name, or a job queue
+     *     was already set
      */
     public Builder jobs(Jobs jobs, JobHandler... handlers) {
       onlyOnce(
@@ -434,6 +466,12 @@ public final class Dispatcher implements AutoCloseable {
           throw new InvalidValueException(
               "handlers", "has two handlers for job name '" + name + "'");
         }
+      }
+      if (byName.isEmpty()) {
+        throw new InvalidValueException(
+            "handlers",
+            "is empty: a dispatcher claims only the job names it has a handler for, so it would"
+                + " run no job");
       }
       this.jobs = jobs;
       this.handlers = Map.copyOf(byName);

@@ -8,7 +8,10 @@ import java.util.Map;
 final class JobDelivery {
   private JobDelivery() {}
 
-  /** Runs each job with its handler; a job whose name has none is parked with that reason. */
+  /**
+   * Runs each job with its handler. The lane claims only names that have one ({@link
+   * JobNames#claimedBy}); a job without one would be parked with that reason.
+   */
   static Deliverer<JobContext> to(Map<String, JobHandler> handlers, String instanceId) {
     return row -> {
       JobHandler handler = handlers.get(row.item().name());

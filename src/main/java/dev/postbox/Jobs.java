@@ -218,6 +218,23 @@ public final class Jobs {
   }
 
   /**
+   * The pending jobs counted per job name, in name order: how many, how many are due, how many are
+   * leased, and since when the oldest due one has been due. A name whose due jobs grow old has no
+   * dispatcher with a handler for it (a dispatcher claims only the names it has handlers for) or
+   * too few slots. Reads every pending row, as {@link #stats} does; runs on the caller's connection
+   * and never commits.
+   *
+   * @param connection where to read
+   * @return one entry per name with pending jobs
+   * @throws InvalidValueException if {@code connection} is null
+   * @throws PostboxException if the table cannot be read
+   */
+  public List<JobNameStats> statsByName(Connection connection) {
+    Require.notNull("connection", connection);
+    return JobNames.stats(connection, writer.dialects(), table());
+  }
+
+  /**
    * Up to {@code limit} parked jobs, oldest first; {@link Parked#ref()} is the job id.
    *
    * @param connection the connection to run on, in its transaction if one is open

@@ -2,6 +2,7 @@ package dev.postbox;
 
 import java.sql.SQLException;
 import java.time.Duration;
+import java.time.Instant;
 
 /**
  * Hooks for metrics and tracing (Micrometer, OpenTelemetry, …) without Postbox depending on them;
@@ -93,4 +94,16 @@ public interface Listener {
    * @param error the database's error
    */
   default void retried(String table, String operation, SQLException error) {}
+
+  /**
+   * Jobs named {@code name} have been due on {@code table} for longer than a lease, and this
+   * dispatcher has no handler for that name, so it never claims them: they wait for a dispatcher
+   * that has one. Called once per name per hour (with a WARN), from the dispatcher's own thread.
+   *
+   * @param table the job table
+   * @param name the job name no handler here runs
+   * @param waiting how many such jobs were seen (among the oldest 10,000 overdue jobs)
+   * @param dueSince when the oldest of them became due, by the database clock
+   */
+  default void jobsWithoutHandler(String table, String name, long waiting, Instant dueSince) {}
 }

@@ -183,23 +183,6 @@ public abstract class JobsContractTest extends DatabaseTest {
   }
 
   @Test
-  void jobWithNoHandlerIsParkedAtOnceWithTheReason() throws Exception {
-    enqueue(Job.of("nobody-handles-this", "{}"), Job.of("send-email", "{}"));
-    CountingHandler handler = new CountingHandler("send-email");
-    started(dispatcher(jobs, handler));
-
-    Await.until(WAIT, "parked and done", () -> count("state = 2") == 1 && count("state = 1") == 1);
-    try (Connection c = ds.getConnection()) {
-      Parked parked = jobs.parked(c, 10).get(0);
-      assertEquals("nobody-handles-this", parked.topic());
-      assertEquals(1, parked.attempts(), "parked at once, not retried");
-      assertTrue(
-          parked.lastError().contains("no handler for job name 'nobody-handles-this'"),
-          parked.lastError());
-    }
-  }
-
-  @Test
   void jobRunningThreeTimesItsLeaseRunsOnceBecauseItsLeaseIsRenewed() {
     Duration lease = Duration.ofSeconds(1);
     AtomicInteger runs = new AtomicInteger();

@@ -13,7 +13,8 @@ public final class Listeners {
 
   private Listeners() {}
 
-  static void call(Runnable hook) {
+  /** Runs {@code hook}, logging and ignoring what it throws but a VirtualMachineError. */
+  public static void call(Runnable hook) {
     try {
       hook.run();
     } catch (VirtualMachineError e) {

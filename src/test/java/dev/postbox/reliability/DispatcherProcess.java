@@ -311,7 +311,7 @@ public final class DispatcherProcess {
       throws SQLException {
     // a job being run holds its key (the event id here) in running_key, where the claim moved it
     String lookup =
-        "SELECT leased_by, attempts, available_at, "
+        "SELECT leased_by, attempts, claims, available_at, "
             + dialect.now()
             + " AS now_value FROM "
             + (outbox
@@ -321,6 +321,7 @@ public final class DispatcherProcess {
     try (Connection c = ds.getConnection()) {
       boolean leaseOk = false;
       int rowAttempt = attempt;
+      int claims = 0;
       String owner = null;
       long leaseLeftMillis = 0;
       try (PreparedStatement ps = c.prepareStatement(lookup)) {
@@ -329,6 +330,7 @@ public final class DispatcherProcess {
           if (rs.next()) {
             owner = rs.getString(1);
             int stored = rs.getInt(2);
+            claims = rs.getInt(3);
             if (!outbox) {
               rowAttempt = stored;
             }
@@ -337,23 +339,26 @@ public final class DispatcherProcess {
                         dialect.readInstant(rs, "now_value"),
                         dialect.readInstant(rs, "available_at"))
                     .toMillis();
-            leaseOk = instance.equals(owner) && leaseLeftMillis > 0 && stored == rowAttempt;
+            // a row of a run behind its key's head is charged its attempt only with its outcome
+            boolean thisAttempt = stored == rowAttempt || (outbox && stored == rowAttempt - 1);
+            leaseOk = instance.equals(owner) && leaseLeftMillis > 0 && thisAttempt;
           }
         }
       }
       try (PreparedStatement ps =
           c.prepareStatement(
-              "INSERT INTO rel_deliveries (event_id, instance_id, attempt, ok, lease_ok,"
-                  + " lease_owner, lease_left_ms, delivered_at) VALUES (?, ?, ?, ?, ?, ?, ?, "
+              "INSERT INTO rel_deliveries (event_id, instance_id, attempt, claims, ok, lease_ok,"
+                  + " lease_owner, lease_left_ms, delivered_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, "
                   + dialect.now()
                   + ")")) {
         ps.setString(1, eventId);
         ps.setString(2, instance);
         ps.setInt(3, rowAttempt);
-        ps.setInt(4, ok ? 1 : 0);
-        ps.setInt(5, leaseOk ? 1 : 0);
-        ps.setString(6, owner);
-        ps.setLong(7, leaseLeftMillis);
+        ps.setInt(4, claims);
+        ps.setInt(5, ok ? 1 : 0);
+        ps.setInt(6, leaseOk ? 1 : 0);
+        ps.setString(7, owner);
+        ps.setLong(8, leaseLeftMillis);
         ps.executeUpdate();
       }
     }

@@ -124,7 +124,8 @@ final class RelDb implements AutoCloseable {
         "CREATE TABLE rel_deliveries (id "
             + id
             + ", event_id VARCHAR(128) NOT NULL, instance_id VARCHAR(100) NOT NULL,"
-            + " attempt INT NOT NULL, ok SMALLINT NOT NULL, lease_ok SMALLINT NOT NULL,"
+            + " attempt INT NOT NULL, claims INT NOT NULL, ok SMALLINT NOT NULL,"
+            + " lease_ok SMALLINT NOT NULL,"
             + " lease_owner VARCHAR(200), lease_left_ms BIGINT NOT NULL,"
             + " delivered_at "
             + time

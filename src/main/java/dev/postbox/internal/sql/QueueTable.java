@@ -56,4 +56,20 @@ public record QueueTable<T>(
         null,
         "NULL");
   }
+
+  /** This table, claimed only where {@code condition} (starting with " AND ") holds too. */
+  public QueueTable<T> claimedOnlyWhere(String condition) {
+    return new QueueTable<>(
+        name,
+        itemColumns,
+        refColumn,
+        topicColumn,
+        doneSet,
+        claimFilter + condition,
+        claimSet,
+        checkedColumns,
+        reader,
+        keyOrder,
+        listedKey);
+  }
 }

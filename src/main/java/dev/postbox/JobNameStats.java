@@ -1,0 +1,18 @@
+package dev.postbox;
+
+import java.time.Instant;
+
+/**
+ * The pending jobs of one job name at one moment, as {@link Jobs#statsByName} reads them.
+ *
+ * <p>Immutable and thread-safe; a snapshot read on the caller's connection.
+ *
+ * @param name the job name
+ * @param pending jobs of the name not finished and not parked (includes due and leased)
+ * @param due pending jobs whose time has come and that no live lease holds: they wait for a
+ *     dispatcher with a handler for the name (one that has none never claims them) and a free slot
+ * @param leased pending jobs held by a live lease (running, or claimed and about to run)
+ * @param oldestDueAt since when the oldest due job has been due, by the database clock; null if
+ *     none is due
+ */
+public record JobNameStats(String name, long pending, long due, long leased, Instant oldestDueAt) {}

@@ -1,0 +1,99 @@
+package dev.postbox;
+
+import dev.postbox.internal.DialectChoice;
+import dev.postbox.internal.dialect.Dialect;
+import dev.postbox.internal.jdbc.Jdbc;
+import dev.postbox.internal.sql.QueueTable;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.stream.Collectors;
+
+/**
+ * The job table seen by job name: the claim of a dispatcher limited to the names it has handlers
+ * for, the pending jobs counted per name, and the names of jobs that wait for a handler. Immutable
+ * and thread-safe.
+ */
+final class JobNames {
+  // the oldest overdue jobs a look for unhandled names reads at most: bounded, and jobs nobody
+  // claims grow old, so they are among the oldest
+  static final int OVERDUE_LOOKED_AT = 10_000;
+
+  private JobNames() {}
+
+  /**
+   * {@code table} claimed only for jobs named in {@code handled}: jobs of other names wait for a
+   * dispatcher that has a handler for them (a rolling deploy adds job types one instance at a
+   * time). The names are written into the claim as literals: they pass the job name rules (letters,
+   * digits, '.', '_', '-'), and the claim's text is made once per dispatcher.
+   */
+  static QueueTable<JobContext> claimedBy(
+      QueueTable<JobContext> table, Collection<String> handled) {
+    return table.claimedOnlyWhere(" AND name IN (" + literals(handled) + ")");
+  }
+
+  /** The per-name counts of pending jobs; see {@link Jobs#statsByName}. */
+  static List<JobNameStats> stats(Connection c, DialectChoice dialects, String table) {
+    try {
+      Dialect d = dialects.of(c);
+      String now = d.now();
+      String sql =
+          "SELECT name, COUNT(*) AS pending,"
+              + " SUM(CASE WHEN available_at <= "
+              + now
+              + " THEN 1 ELSE 0 END) AS due,"
+              + " SUM(CASE WHEN available_at > "
+              + now
+              + " AND leased_by IS NOT NULL THEN 1 ELSE 0 END) AS leased,"
+              + " MIN(CASE WHEN available_at <= "
+              + now
+              + " THEN available_at END) AS oldest_due"
+              + " FROM "
+              + table
+              + " WHERE state = 0 GROUP BY name ORDER BY name";
+      try (PreparedStatement ps = c.prepareStatement(sql);
+          ResultSet rs = ps.executeQuery()) {
+        List<JobNameStats> stats = new ArrayList<>();
+        while (rs.next()) {
+          stats.add(
+              new JobNameStats(
+                  rs.getString("name"),
+                  rs.getLong("pending"),
+                  rs.getLong("due"),
+                  rs.getLong("leased"),
+                  d.readInstant(rs, "oldest_due")));
+        }
+        return stats;
+      }
+    } catch (SQLException e) {
+      throw Jdbc.wrap("reading the job counts per name of " + table, e);
+    }
+  }
+
+  /**
+   * Params: the wait (negative millis). Among the {@link #OVERDUE_LOOKED_AT} jobs due longest, due
+   * for longer than the wait, those of names not in {@code handled}, per name: how many and since
+   * when.
+   */
+  static String overdueUnhandled(Dialect d, String table, Collection<String> handled) {
+    return "SELECT name, COUNT(*) AS waiting, MIN(available_at) AS since FROM ("
+        + "SELECT name, available_at FROM "
+        + table
+        + " WHERE state = 0 AND available_at <= "
+        + d.nowPlusMillis()
+        + " ORDER BY available_at, id LIMIT "
+        + OVERDUE_LOOKED_AT
+        + ") overdue WHERE name NOT IN ("
+        + literals(handled)
+        + ") GROUP BY name";
+  }
+
+  /** {@code names} (valid job names) as SQL string literals, sorted, comma-separated. */
+  private static String literals(Collection<String> names) {
+    return names.stream().sorted().map(n -> "'" + n + "'").collect(Collectors.joining(", "));
+  }
+}
