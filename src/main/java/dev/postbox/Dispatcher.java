@@ -11,6 +11,7 @@ import dev.postbox.internal.PostgresNotifications;
 import dev.postbox.internal.Require;
 import dev.postbox.internal.Rules;
 import dev.postbox.internal.Startup;
+import dev.postbox.internal.TimeLimit;
 import dev.postbox.internal.dialect.Dialect;
 import dev.postbox.internal.dialect.Dialects;
 import dev.postbox.internal.sql.QueueTable;
@@ -108,7 +109,8 @@ public final class Dispatcher implements AutoCloseable {
                 config.outbox().queueTable(),
                 settings(config.maxAttempts(), Duration.ZERO, true),
                 TransportDelivery.single(transport),
-                TransportDelivery.batches(transport));
+                TransportDelivery.batches(transport),
+                new TimeLimit<>("send", row -> config.sendTimeout()));
         built.add(lane);
         if (config.outbox().notifies()) {
           channels.put(PostgresNotifications.channel(lane.table()), lane::wakeUp);
@@ -123,7 +125,8 @@ public final class Dispatcher implements AutoCloseable {
                 JobNames.claimedBy(config.jobs().queueTable(), config.handlers().keySet()),
                 settings(config.maxAttempts(), config.jobs().retention(), false),
                 JobDelivery.to(config.handlers(), config.instanceId()),
-                null);
+                null,
+                JobDelivery.timeLimit(config.handlers(), config.jobs().timeout()));
         built.add(lane);
         if (config.jobs().notifies()) {
           channels.put(PostgresNotifications.channel(lane.table()), lane::wakeUp);
@@ -204,7 +207,8 @@ public final class Dispatcher implements AutoCloseable {
       QueueTable<T> table,
       LaneSettings settings,
       Deliverer<T> deliverer,
-      BatchDeliverer<T> batchDeliverer) {
+      BatchDeliverer<T> batchDeliverer,
+      TimeLimit<T> limit) {
     String columns = Startup.QUEUE_COLUMNS + ", " + table.itemColumns();
     if (!table.checkedColumns().isEmpty()) {
       columns += ", " + table.checkedColumns();
@@ -213,7 +217,8 @@ public final class Dispatcher implements AutoCloseable {
     if (table.keyOrder() != null) {
       Startup.checkKeysTable(config.dataSource(), database, table.name());
     }
-    return new Lane<>(config.dataSource(), dialect, table, settings, deliverer, batchDeliverer);
+    return new Lane<>(
+        config.dataSource(), dialect, table, settings, deliverer, batchDeliverer, limit);
   }
 
   /** The thread that looks for jobs of names this dispatcher has no handler for. */
@@ -402,6 +407,7 @@ public final class Dispatcher implements AutoCloseable {
     private int claimsInFlight = 2;
     private Duration pollInterval = Duration.ofSeconds(1);
     private Duration lease = Duration.ofMinutes(2);
+    private Duration sendTimeout = Duration.ofMinutes(1);
     private int maxAttempts = 10;
     private Backoff backoff = Backoff.exponential(Duration.ofSeconds(1), Duration.ofMinutes(10));
     private String instanceId; // null: a new one for each built dispatcher
@@ -600,6 +606,28 @@ public final class Dispatcher implements AutoCloseable {
     }
 
     /**
+     * How long one {@link Transport#send} (or one {@link Transport#sendBatch}, as a whole) may run,
+     * 1 s to 1 day; default 1 min. A send still running then is interrupted and counts as a failed
+     * attempt, recorded with a {@link java.util.concurrent.TimeoutException} ("send timed out after
+     * PT1M"): its message is retried after the backoff (parked after its last attempt), its slot is
+     * free for the next delivery at once, and on an outbox ordered by key the later messages of its
+     * key go after its retry. Sends that time out count toward a transport outage as any failure
+     * does (a broker that hangs every send is down). A send that ignores the interrupt is abandoned
+     * with a WARN: it runs on, on its own thread, and whatever it returns or throws later is
+     * dropped. Give the broker client timeouts shorter than this one: a send it times out itself
+     * fails cleanly.
+     *
+     * @param sendTimeout the longest a send may run
+     * @return this builder
+     * @throws InvalidValueException if the timeout is null or out of range
+     */
+    public Builder sendTimeout(Duration sendTimeout) {
+      this.sendTimeout =
+          Require.between("sendTimeout", sendTimeout, Duration.ofSeconds(1), Duration.ofDays(1));
+      return this;
+    }
+
+    /**
      * Delivery attempts of an outbox message before it is parked, 1 to 1,000; default 10. (Jobs
      * carry their own limit, set by {@link Jobs.Builder#maxAttempts} or {@link Job#maxAttempts}.)
      *
@@ -753,6 +781,7 @@ public final class Dispatcher implements AutoCloseable {
               claimsInFlight,
               pollInterval,
               lease,
+              sendTimeout,
               maxAttempts,
               backoff,
               instanceId != null ? instanceId : defaultInstanceId(),

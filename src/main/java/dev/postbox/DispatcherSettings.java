@@ -18,6 +18,7 @@ record DispatcherSettings(
     int claimsInFlight,
     Duration pollInterval,
     Duration lease,
+    Duration sendTimeout,
     int maxAttempts,
     Backoff backoff,
     String instanceId,

@@ -24,7 +24,8 @@ public final class InProcessTransport implements Transport {
   @FunctionalInterface
   public interface Handler {
     /**
-     * Handles one message. As for {@link Transport#send}, there is no timeout: only the
+     * Handles one message. As for {@link Transport#send}, a call still running after the
+     * dispatcher's {@code sendTimeout} is interrupted and counts as a failed attempt, and the
      * dispatcher's {@code close()} interrupts a call still running after its {@code
      * shutdownTimeout}.
      *

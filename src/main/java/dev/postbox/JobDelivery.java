@@ -2,6 +2,8 @@ package dev.postbox;
 
 import dev.postbox.internal.Deliverer;
 import dev.postbox.internal.ParkNow;
+import dev.postbox.internal.TimeLimit;
+import java.time.Duration;
 import java.util.Map;
 
 /** How the job lane hands claimed jobs to the {@link JobHandler} registered for their name. */
@@ -27,5 +29,18 @@ final class JobDelivery {
       }
       handler.execute(row.item());
     };
+  }
+
+  /**
+   * How long an attempt of each job may run: its handler's own timeout (or none), else {@code
+   * queueTimeout} (null: none); a job whose name has no handler is parked at once, without one.
+   */
+  static TimeLimit<JobContext> timeLimit(Map<String, JobHandler> handlers, Duration queueTimeout) {
+    return new TimeLimit<>(
+        "job",
+        row -> {
+          JobHandler handler = row.item() == null ? null : handlers.get(row.item().name());
+          return handler == null ? null : TimedJobHandler.timeoutOf(handler, queueTimeout);
+        });
   }
 }

@@ -26,6 +26,7 @@ public final class Jobs {
   private final int payloadLimit;
   private final int maxAttempts;
   private final Duration retention;
+  private final Duration timeout; // null: none
   private final boolean notify;
   private final QueueTable<JobContext> queueTable;
   private final TableWriter writer;
@@ -36,6 +37,7 @@ public final class Jobs {
     this.payloadLimit = b.payloadLimit;
     this.maxAttempts = b.maxAttempts;
     this.retention = b.retention;
+    this.timeout = b.timeout;
     this.notify = b.notify;
     this.queueTable = JobRows.queueTable(b.table);
     this.writer =
@@ -55,8 +57,8 @@ public final class Jobs {
   }
 
   /**
-   * A builder with the defaults: table {@code postbox_jobs}, 5 attempts, finished jobs kept 1 day,
-   * payload limit 1 MiB.
+   * A builder with the defaults: table {@code postbox_jobs}, 5 attempts, no timeout, finished jobs
+   * kept 1 day, payload limit 1 MiB.
    *
    * @return a new builder
    */
@@ -313,6 +315,11 @@ public final class Jobs {
     return maxAttempts;
   }
 
+  /** How long one attempt may run, for handlers without their own; null for no limit. */
+  Duration timeout() {
+    return timeout;
+  }
+
   int payloadLimit() {
     return payloadLimit;
   }
@@ -324,6 +331,7 @@ public final class Jobs {
     private boolean allowAutoCommit;
     private int maxAttempts = 5;
     private Duration retention = Duration.ofDays(1);
+    private Duration timeout; // null: none
     private Database database;
     private boolean notify;
 
@@ -388,6 +396,25 @@ public final class Jobs {
     public Builder retention(Duration retention) {
       this.retention =
           Require.between("retention", retention, Duration.ZERO, Duration.ofDays(3650));
+      return this;
+    }
+
+    /**
+     * How long one attempt of a job may run, 1 s to 7 days, for handlers without their own ({@link
+     * JobHandler#timeout}, {@link JobHandler#noTimeout}); default none: an attempt runs as long as
+     * its handler does. An attempt still running then is interrupted and counts as failed, recorded
+     * with a {@link java.util.concurrent.TimeoutException} ("job timed out after PT10M"): the job
+     * is retried after the backoff (parked after its last attempt) and its slot is free for the
+     * next job at once. A handler that ignores the interrupt is abandoned with a WARN: it runs on,
+     * on its own thread, and whatever it returns or throws later is dropped, so the job may run
+     * twice at once; make handlers that can time out stop when interrupted.
+     *
+     * @param timeout the longest an attempt may run
+     * @return this builder
+     * @throws InvalidValueException if the timeout is null or out of range
+     */
+    public Builder timeout(Duration timeout) {
+      this.timeout = TimedJobHandler.valid(timeout);
       return this;
     }
 

@@ -24,17 +24,22 @@ public interface Transport {
    * RejectedMessageException} for a message the broker refuses while it is itself fine, and {@link
    * RejectedMessageException#permanent} for one no retry can help: it is parked at once.
    *
-   * <p>There is no per-send timeout: while a call runs, it holds one of the dispatcher's {@code
-   * concurrency} slots and its row stays leased (the lease is renewed), so it is not retried, and
-   * on an outbox ordered by key the later messages of its key wait for it. Give the broker client
-   * its own timeouts.
+   * <p>While a call runs, it holds one of the dispatcher's {@code concurrency} slots and its row
+   * stays leased (the lease is renewed), and on an outbox ordered by key the later messages of its
+   * key wait for it. A call still running after the dispatcher's {@code sendTimeout} (default 1
+   * min) is interrupted and counts as a failed attempt, recorded with a {@link
+   * java.util.concurrent.TimeoutException} ("send timed out after PT1M"): the message is retried
+   * after the backoff, and the slot and the key are free again at once. A call that ignores the
+   * interrupt is abandoned with a WARN: it runs on, and whatever it returns or throws later is
+   * dropped (the message may then reach the broker twice). Give the broker client its own timeouts,
+   * shorter than {@code sendTimeout}.
    *
-   * <p>Only {@link Dispatcher#close()} interrupts a call: it waits up to the dispatcher's {@code
+   * <p>{@link Dispatcher#close()} interrupts a call too: it waits up to the dispatcher's {@code
    * shutdownTimeout} for running sends, then interrupts the threads of those still running (at once
    * if the thread calling {@code close()} is interrupted). A send that then throws with its
    * thread's interrupt status set, or with an {@link InterruptedException} in its cause chain, has
    * its message handed back: due again as before its claim, the attempt not counted. A send that
-   * ignores the interrupt is left running: {@code close()} waits up to 5 seconds more for it and
+   * ignores that interrupt is left running: {@code close()} waits up to 5 seconds more for it and
    * returns, and the message is claimed again once its lease runs out.
    *
    * @param envelope the message to send, with its attempt number
@@ -64,8 +69,11 @@ public interface Transport {
    * and those after it, keeps the thread's interrupt status and throws a {@link BatchSendException}
    * naming them, so the ones already sent do not count as failed.
    *
-   * <p>As for {@link #send}, there is no timeout: only {@link Dispatcher#close()} interrupts a
-   * batch still running after the {@code shutdownTimeout}.
+   * <p>The dispatcher's {@code sendTimeout} applies to the whole call: a batch still running then
+   * is interrupted and every envelope in it counts as failed, those it had sent too (they are sent
+   * again: consumers dedupe); as for {@link #send}, a call that ignores the interrupt is abandoned
+   * and its late outcome dropped. {@link Dispatcher#close()} interrupts a batch still running after
+   * the {@code shutdownTimeout}.
    *
    * @param batch the envelopes to send; unmodifiable
    * @throws BatchSendException naming the envelopes that were not sent; the others count as sent

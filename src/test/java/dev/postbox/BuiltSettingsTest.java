@@ -127,6 +127,7 @@ class BuiltSettingsTest {
     assertNamed("inbox", () -> d.inbox(null));
     assertNamed("pollInterval", () -> d.pollInterval(null));
     assertNamed("lease", () -> d.lease(null));
+    assertNamed("sendTimeout", () -> d.sendTimeout(null));
     assertNamed("backoff", () -> d.backoff(null));
     assertNamed("instanceId", () -> d.instanceId(null));
     assertNamed("shutdownTimeout", () -> d.shutdownTimeout(null));
@@ -142,7 +143,9 @@ class BuiltSettingsTest {
     Jobs.Builder j = Jobs.builder();
     assertNamed("table", () -> j.table(null));
     assertNamed("retention", () -> j.retention(null));
+    assertNamed("timeout", () -> j.timeout(null));
     assertNamed("database", () -> j.database(null));
+    assertNamed("timeout", () -> JobHandler.of("n", job -> {}).timeout(null));
 
     Inbox.Builder i = Inbox.builder();
     assertNamed("table", () -> i.table(null));

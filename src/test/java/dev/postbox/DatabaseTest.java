@@ -1,6 +1,7 @@
 package dev.postbox;
 
 import dev.postbox.testing.TestDatabase;
+import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -45,6 +46,19 @@ public abstract class DatabaseTest {
   void closeDispatchers() {
     dispatchers.forEach(Dispatcher::close);
     dispatchers.clear();
+  }
+
+  /**
+   * A fast-polling dispatcher that runs {@code jobs} with {@code handlers}; start it with {@link
+   * #started} so it is closed after.
+   */
+  protected Dispatcher.Builder jobDispatcher(Jobs jobs, JobHandler... handlers) {
+    return Dispatcher.builder(ds)
+        .jobs(jobs, handlers)
+        .instanceId(nextInstanceId())
+        .pollInterval(Duration.ofMillis(20))
+        .backoff(Backoff.fixed(Duration.ofMillis(10)))
+        .shutdownTimeout(Duration.ofSeconds(10));
   }
 
   protected String nextInstanceId() {

@@ -32,12 +32,7 @@ public abstract class JobContextContractTest extends DatabaseTest {
   private final Jobs jobs = Jobs.builder().build();
 
   private Dispatcher.Builder dispatcher(Duration backoff, JobHandler... handlers) {
-    return Dispatcher.builder(ds)
-        .jobs(jobs, handlers)
-        .instanceId(nextInstanceId())
-        .pollInterval(Duration.ofMillis(20))
-        .backoff(Backoff.fixed(backoff))
-        .shutdownTimeout(Duration.ofSeconds(10));
+    return jobDispatcher(jobs, handlers).backoff(Backoff.fixed(backoff));
   }
 
   /** Enqueues {@code job} (which has a dedupe key) and returns its id. */

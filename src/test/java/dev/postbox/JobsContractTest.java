@@ -60,12 +60,7 @@ public abstract class JobsContractTest extends DatabaseTest {
   }
 
   protected Dispatcher.Builder dispatcher(Jobs jobs, JobHandler... handlers) {
-    return Dispatcher.builder(ds)
-        .jobs(jobs, handlers)
-        .instanceId(nextInstanceId())
-        .pollInterval(Duration.ofMillis(20))
-        .backoff(Backoff.fixed(Duration.ofMillis(10)))
-        .shutdownTimeout(Duration.ofSeconds(10));
+    return jobDispatcher(jobs, handlers);
   }
 
   protected void enqueue(Job... toEnqueue) {

@@ -3,26 +3,34 @@ package dev.postbox.internal;
 import dev.postbox.internal.sql.Claimed;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Comparator;
-import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.LongAdder;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Runs a lane's deliveries: each row on its own thread with the {@link Deliverer} (the rows of one
  * key, on a table ordered by key, one after another on one thread), or a claim's rows together with
  * the {@link BatchDeliverer}, outside any transaction and without a connection; every row gets
- * exactly one outcome, which goes to the outcome writer. Thread-safe.
+ * exactly one outcome, which goes to the outcome writer. A delivery that runs past its {@link
+ * TimeLimit} is ended by the lane's {@link DeliveryTimeouts}: its row fails with a {@link
+ * TimeoutException}, the rest of its run is handed back, its slot is freed, and whatever its thread
+ * does later is dropped. Thread-safe.
  */
 final class Deliveries<T> {
+  private static final Logger log = LoggerFactory.getLogger(Deliveries.class);
+
   private final Deliverer<T> deliverer;
   private final BatchDeliverer<T> batchDeliverer; // null: one row per delivery
   private final FailurePolicy failures;
   private final OutcomeQueue outcomes;
   private final Outage outage;
+  private final TimeLimit<T> limit;
+  private final DeliveryTimeouts timeouts;
   private Runnable keyFreed = () -> {};
   private DeliverySlots<T> slots;
   private volatile ClassLoader contextClassLoader; // the starter's, for every delivery
@@ -35,12 +43,16 @@ final class Deliveries<T> {
       BatchDeliverer<T> batchDeliverer,
       FailurePolicy failures,
       OutcomeQueue outcomes,
-      Outage outage) {
+      Outage outage,
+      TimeLimit<T> limit,
+      DeliveryTimeouts timeouts) {
     this.deliverer = deliverer;
     this.batchDeliverer = batchDeliverer;
     this.failures = failures;
     this.outcomes = outcomes;
     this.outage = outage;
+    this.limit = limit;
+    this.timeouts = timeouts;
   }
 
   /**
@@ -81,7 +93,7 @@ final class Deliveries<T> {
   void startAll(List<Claimed<T>> rows, boolean mayProbe) {
     List<Claimed<T>> deliverable = new ArrayList<>(rows.size());
     Set<String> stoppedKeys = null;
-    for (Claimed<T> row : sortedByKey(rows)) {
+    for (Claimed<T> row : DeliveryUnits.sortedByKey(rows)) {
       Outcome refused = failures.refuse(row, batchDeliverer != null);
       if (refused != null) {
         outage.ended(row.id()); // never delivered: a probe that is not sent is no probe
@@ -97,50 +109,8 @@ final class Deliveries<T> {
       }
     }
     if (!deliverable.isEmpty()) {
-      slots.start(units(deliverable), mayProbe);
+      slots.start(DeliveryUnits.of(deliverable, batchDeliverer != null), mayProbe);
     }
-  }
-
-  /** {@code rows} in id order if some have a key (the order of their keys), else as claimed. */
-  private static <T> List<Claimed<T>> sortedByKey(List<Claimed<T>> rows) {
-    for (Claimed<T> row : rows) {
-      if (row.key() != null) {
-        List<Claimed<T>> sorted = new ArrayList<>(rows);
-        sorted.sort(Comparator.comparingLong(Claimed::id));
-        return sorted;
-      }
-    }
-    return rows;
-  }
-
-  /**
-   * How {@code rows} are delivered: all in one delivery for a batch transport, in id order (so the
-   * rows of a key are in their order); else the rows of one key as one run on one thread, in order,
-   * and every row without a key on its own.
-   */
-  List<List<Claimed<T>>> units(List<Claimed<T>> rows) {
-    if (batchDeliverer != null) {
-      List<Claimed<T>> batch = new ArrayList<>(rows);
-      batch.sort(Comparator.comparingLong(Claimed::id));
-      return List.of(batch);
-    }
-    List<List<Claimed<T>>> units = new ArrayList<>(rows.size());
-    Map<String, List<Claimed<T>>> runs = null;
-    for (Claimed<T> row : rows) { // in id order where there are keys
-      if (row.key() == null) {
-        units.add(List.of(row));
-        continue;
-      }
-      runs = runs == null ? new HashMap<>() : runs;
-      List<Claimed<T>> run = runs.get(row.key());
-      if (run == null) {
-        run = new ArrayList<>();
-        runs.put(row.key(), run);
-        units.add(run);
-      }
-      run.add(row);
-    }
-    return units;
   }
 
   /** What the delivery thread of {@code rows} runs. */
@@ -152,47 +122,90 @@ final class Deliveries<T> {
    * Delivers row {@code i} of {@code rows} (one row, or a run of one key), then passes the slot to
    * a fresh thread for the next row, so that rows go one after another and no thread-local set by
    * one send reaches the next. A row that does not succeed ends the run: the rows after it are
-   * handed back without counting an attempt, as they are if the lane stops or an outage starts.
+   * handed back without counting an attempt, as they are if the lane stops or an outage starts. A
+   * row whose timeout came first was recorded, and its run ended, by the watchdog.
    */
   private void deliverRun(List<Claimed<T>> rows, int i) {
-    boolean passed = false;
+    boolean ended = false; // by this thread, or by the row's timeout
     int next = i + 1;
     try {
       Thread.currentThread().setContextClassLoader(contextClassLoader);
-      Outcome outcome = deliver(rows.get(i));
-      passed =
-          outcome.kind() == Outcome.Kind.SUCCEEDED
-              && next < rows.size()
-              && !outage.active()
-              && slots.passOn(() -> deliverRun(rows, next));
+      Outcome outcome = deliver(rows, i);
+      ended =
+          outcome == null
+              || (outcome.kind() == Outcome.Kind.SUCCEEDED
+                  && next < rows.size()
+                  && !outage.active()
+                  && slots.passOn(() -> deliverRun(rows, next)));
     } finally {
       // whatever happened above, every row gets an outcome and the slot goes on or back
-      if (!passed) {
-        for (int j = next; j < rows.size(); j++) {
-          outcomes.add(new Outcome(rows.get(j), Outcome.Kind.RELEASED, null, Duration.ZERO, 0));
-          outage.ended(rows.get(j).id());
-        }
-        slots.finished();
-        if (rows.get(0).key() != null) {
-          keyFreed.run();
-        }
+      if (!ended) {
+        endRun(rows, next, Thread.currentThread());
       }
     }
   }
 
-  /** Delivers one row and records its outcome. */
-  private Outcome deliver(Claimed<T> row) {
+  /**
+   * Ends the run of {@code rows} on {@code thread} before row {@code next}: hands back the rows
+   * from there, frees the slot and, for a key, lets its next message be claimed.
+   */
+  private void endRun(List<Claimed<T>> rows, int next, Thread thread) {
+    for (int j = next; j < rows.size(); j++) {
+      outcomes.add(new Outcome(rows.get(j), Outcome.Kind.RELEASED, null, Duration.ZERO, 0));
+      outage.ended(rows.get(j).id());
+    }
+    slots.finished(thread);
+    if (rows.get(0).key() != null) {
+      keyFreed.run();
+    }
+  }
+
+  /**
+   * Delivers row {@code i} of {@code rows} and records its outcome; null if its timeout came first
+   * (the watchdog recorded the row's outcome and ended its run).
+   */
+  private Outcome deliver(List<Claimed<T>> rows, int i) {
+    Claimed<T> row = rows.get(i);
     long started = System.nanoTime();
-    Outcome outcome = null;
+    Thread thread = Thread.currentThread();
+    Duration timeout = limit.of(row);
+    DeliveryTimeouts.Watch watch =
+        timeouts.watch(
+            timeout,
+            () -> {
+              try {
+                record(row, limit.timedOut(timeout, thread), started);
+              } finally {
+                endRun(rows, i + 1, thread);
+              }
+            },
+            () -> TimeLimit.what(row));
+    Throwable error = null;
     try {
       if (row.defect() != null) {
         throw new ParkNow(row.defect());
       }
       deliverer.deliver(row);
-      outcome = new Outcome(row, Outcome.Kind.SUCCEEDED, null, null, System.nanoTime() - started);
-      outage.succeeded();
     } catch (Throwable e) {
-      outcome = failures.failure(row, e, System.nanoTime() - started, true);
+      error = e;
+    }
+    if (!watch.settle()) {
+      dropLate(TimeLimit.what(row), error);
+      return null;
+    }
+    return record(row, error, started);
+  }
+
+  /** Records the outcome of {@code row}, delivered unless {@code error}. */
+  private Outcome record(Claimed<T> row, Throwable error, long started) {
+    Outcome outcome = null;
+    try {
+      if (error == null) {
+        outcome = new Outcome(row, Outcome.Kind.SUCCEEDED, null, null, System.nanoTime() - started);
+        outage.succeeded();
+      } else {
+        outcome = failures.failure(row, error, System.nanoTime() - started, true);
+      }
     } finally {
       // whatever happened above, the row gets an outcome
       if (outcome == null) {
@@ -207,22 +220,46 @@ final class Deliveries<T> {
   }
 
   /**
-   * Delivers {@code rows} in one call of the batch deliverer. Failures of single rows while others
-   * went through are no sign of an outage; a failure of the whole batch is, as for single rows.
+   * Delivers {@code rows} in one call of the batch deliverer, under one timeout for the whole call.
+   * Failures of single rows while others went through are no sign of an outage; a failure of the
+   * whole batch is, as for single rows, and so is its timeout.
    */
   private void deliverBatch(List<Claimed<T>> rows) {
     long started = System.nanoTime();
-    Outcome[] batch = new Outcome[rows.size()];
+    Thread thread = Thread.currentThread();
+    Duration timeout = limit.of(rows);
+    DeliveryTimeouts.Watch watch =
+        timeouts.watch(
+            timeout,
+            () -> recordBatch(rows, Map.of(), limit.timedOut(timeout, thread), started, thread),
+            () -> TimeLimit.what(rows));
+    Map<Claimed<T>, Throwable> failed = Map.of();
+    Throwable all = null;
     try {
       Thread.currentThread().setContextClassLoader(contextClassLoader);
-      Map<Claimed<T>, Throwable> failed;
-      Throwable all = null;
-      try {
-        failed = batchDeliverer.deliver(rows);
-      } catch (Throwable e) {
-        failed = Map.of();
-        all = e;
-      }
+      failed = batchDeliverer.deliver(rows);
+    } catch (Throwable e) {
+      all = e;
+    }
+    if (!watch.settle()) {
+      dropLate(TimeLimit.what(rows), all);
+      return;
+    }
+    recordBatch(rows, failed, all, started, thread);
+  }
+
+  /**
+   * Records the outcomes of a batch delivered on {@code thread} ({@code failed} did not go through,
+   * or none did if {@code all}), then frees its slot.
+   */
+  private void recordBatch(
+      List<Claimed<T>> rows,
+      Map<Claimed<T>, Throwable> failed,
+      Throwable all,
+      long started,
+      Thread thread) {
+    Outcome[] batch = new Outcome[rows.size()];
+    try {
       long elapsed = System.nanoTime() - started;
       boolean someSent = all == null && failed.size() < rows.size();
       if (someSent) {
@@ -257,7 +294,15 @@ final class Deliveries<T> {
       sentRows.add(rows.size());
       outcomes.addAll(batch);
       outage.ended(rows.get(0).id());
-      slots.finished();
+      slots.finished(thread);
     }
+  }
+
+  /** What a thread whose timeout came first did at last: dropped, its row already recorded. */
+  private static void dropLate(String what, Throwable error) {
+    log.debug(
+        "{} ended after its timeout ({}); dropped: the timeout was recorded",
+        what,
+        error == null ? "returned" : error.getClass().getName());
   }
 }

@@ -18,7 +18,7 @@ import org.slf4j.LoggerFactory;
  * A lane's delivery slots: at most {@code concurrency} deliveries run at once, each on its own
  * virtual thread (never pooled: a thread-local set by one delivery must not reach the next). A
  * delivery is one row, a run of rows of one key, or all rows of a claim for a batch transport
- * ({@link Deliveries#units}). Claimed deliveries wait for a slot; a delivery that ends while others
+ * ({@link DeliveryUnits#of}). Claimed deliveries wait for a slot; a delivery that ends while others
  * wait starts the next one itself and passes its slot on, so a claim loop wakes once per batch
  * (when it has started and a slot is free, or when fewer than a batch waits), not once per row.
  * Thread-safe: the claim loops, delivery threads and close() meet here under one lock.
@@ -127,17 +127,19 @@ final class DeliverySlots<T> {
   }
 
   /**
-   * Ends the calling delivery: passes its slot to the next waiting delivery (or, while stopping or
-   * in an outage, hands the waiting rows back), else frees the slot.
+   * Ends the delivery on {@code delivery} (its own thread, or the watchdog for one that timed out):
+   * passes its slot to the next waiting delivery (or, while stopping or in an outage, hands the
+   * waiting rows back), else frees the slot. A thread that timed out is no longer interrupted at
+   * shutdown: it holds no slot.
    */
-  void finished() {
+  void finished(Thread delivery) {
     Thread next = null;
     List<Claimed<T>> nextRows;
     int handedBack = 0;
     boolean idle = false;
     lock.lock();
     try {
-      deliveries.remove(Thread.currentThread());
+      deliveries.remove(delivery);
       if (!waiting.isEmpty() && (stopping.getAsBoolean() || outage.active())) {
         // queued before this slot is freed, so close() cannot stop the writer before them
         for (List<Claimed<T>> rows : waiting) {

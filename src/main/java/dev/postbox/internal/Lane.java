@@ -18,18 +18,22 @@ import org.slf4j.LoggerFactory;
  * The delivery engine for one table: the outbox and the job queue are two lanes of this one class.
  * It wires the parts and runs their life cycle: the {@link ClaimLoop} claims due rows in batches
  * with a lease on the database clock; {@link Deliveries} delivers each in a {@link DeliverySlots}
- * slot, outside any transaction; the {@link FailurePolicy} turns failures into outcomes; the {@link
+ * slot, outside any transaction; {@link DeliveryTimeouts} ends deliveries that run past their
+ * {@link TimeLimit}; the {@link FailurePolicy} turns failures into outcomes; the {@link
  * OutcomeWriter} records them, fenced by the lease; the {@link LeaseRenewer} keeps held rows
  * leased; {@link Cleanup} deletes finished rows past their retention. Thread-safe.
  */
 public final class Lane<T> {
   private static final Logger log = LoggerFactory.getLogger(Lane.class);
+  // how long a thread interrupted at its timeout may take to end before it is abandoned with a WARN
+  private static final Duration TIMEOUT_GRACE = Duration.ofSeconds(5);
 
   private final String name;
   private final QueueTable<T> table;
   private final LaneSettings settings;
   private final Deliveries<T> deliveries;
   private final DeliverySlots<T> slots;
+  private final DeliveryTimeouts timeouts;
   private final OutcomeWriter writer;
   private final Vacuum vacuum;
   private final ClaimLoop<T> claimLoop;
@@ -52,7 +56,8 @@ public final class Lane<T> {
       QueueTable<T> table,
       LaneSettings settings,
       Deliverer<T> deliverer,
-      BatchDeliverer<T> batchDeliverer) {
+      BatchDeliverer<T> batchDeliverer,
+      TimeLimit<T> limit) {
     this.table = table;
     this.settings = settings;
     this.dialect = dialect;
@@ -78,7 +83,10 @@ public final class Lane<T> {
             this::written,
             e -> stopAfter("outcome writer", e));
     FailurePolicy failures = new FailurePolicy(settings, outage, name, () -> stopping);
-    this.deliveries = new Deliveries<>(deliverer, batchDeliverer, failures, writer.queue(), outage);
+    this.timeouts = new DeliveryTimeouts(name, TIMEOUT_GRACE);
+    this.deliveries =
+        new Deliveries<>(
+            deliverer, batchDeliverer, failures, writer.queue(), outage, limit, timeouts);
     this.slots =
         new DeliverySlots<>(
             name,
@@ -161,6 +169,7 @@ public final class Lane<T> {
   public void start() {
     deliveries.started();
     writer.start();
+    timeouts.start();
     leases.started();
     renewer.start();
     if (cleaner != null) {
@@ -202,10 +211,11 @@ public final class Lane<T> {
   }
 
   /**
-   * Stops claiming, waits up to the shutdown timeout for running deliveries, hands back rows that
-   * were claimed but not started, interrupts what is left, writes the outcomes, then stops renewing
-   * leases. Every step runs even if the calling thread is interrupted: an interrupt only cuts the
-   * wait for running deliveries short. The interrupt status is kept.
+   * Stops claiming, waits up to the shutdown timeout for running deliveries (their timeouts still
+   * end them), hands back rows that were claimed but not started, interrupts what is left, stops
+   * the timeouts, writes the outcomes, then stops renewing leases. Every step runs even if the
+   * calling thread is interrupted: an interrupt only cuts the wait for running deliveries short.
+   * The interrupt status is kept.
    */
   public void close() {
     boolean interrupted = Thread.interrupted();
@@ -232,6 +242,7 @@ public final class Lane<T> {
       interrupted |=
           slots.awaitIdleUninterruptibly(System.nanoTime() + TimeUnit.SECONDS.toNanos(5));
     }
+    interrupted |= timeouts.close(); // before the writer: a timeout's outcome goes through it
     if (cleaner != null) {
       interrupted |= cleaner.close();
     }

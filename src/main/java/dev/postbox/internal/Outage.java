@@ -22,6 +22,12 @@ import org.slf4j.LoggerFactory;
  * before, though its attempt is not its first: after a crash such rows are the oldest due, so they
  * are the ones sending when the broker goes down, and with only first attempts as evidence they
  * would fill every slot and be parked before a first attempt got one.
+ *
+ * <p>A delivery that runs past its timeout ({@link DeliveryTimeouts}) is a failure like any other,
+ * and evidence alike: a broker that hangs every send is down as surely as one that refuses them,
+ * and without the pause each hung send would hold a slot for a whole timeout and leave an abandoned
+ * thread behind, while in an outage only the probe does. One message that hangs is no outage: it is
+ * one failure, counted, and retried (parked after its last attempt) like poison.
  */
 final class Outage {
   private static final Logger log = LoggerFactory.getLogger(Outage.class);

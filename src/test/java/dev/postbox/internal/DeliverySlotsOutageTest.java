@@ -39,7 +39,7 @@ class DeliverySlotsOutageTest {
                   if (rows.get(0).id() == 1) {
                     awaitQuietly(hungSendReturns);
                   }
-                  holder.get().finished();
+                  holder.get().finished(Thread.currentThread());
                 });
     holder.set(slots);
 
