@@ -75,7 +75,7 @@ public abstract class OutboxDeliveryContractTest extends OutboxSuite {
 
   @Test
   void aClaimFailingWhileItCarriesFinishedRowsLeavesThemToTheWriterAndNothingIsRedelivered() {
-    ClaimFailure failure = ClaimFailure.carrying(ds, 1);
+    ClaimFailure failure = ClaimFailure.carrying(db, 1);
     RecordingTransport transport = new RecordingTransport();
     Dispatcher d = started(trickling(failure.dataSource(), transport));
     trickle(d, transport, "trickle-", 20);
@@ -86,7 +86,7 @@ public abstract class OutboxDeliveryContractTest extends OutboxSuite {
 
   @Test
   void aClaimWhoseCommitIsNotAcknowledgedWhileItCarriesFinishedRowsReportsNoLeaseLost() {
-    ClaimFailure lostAck = ClaimFailure.carryingAfterCommit(ds, 1);
+    ClaimFailure lostAck = ClaimFailure.carryingAfterCommit(db, 1);
     RecordingTransport transport = new RecordingTransport();
     AtomicInteger leaseLost = new AtomicInteger();
     Dispatcher d =
@@ -305,7 +305,7 @@ public abstract class OutboxDeliveryContractTest extends OutboxSuite {
       messages.add(Message.of("t", "{}").eventId("h-" + i));
     }
     add(messages.toArray(Message[]::new));
-    LostAcknowledgement lostAck = new LostAcknowledgement(ds, sql -> sql.contains("attempts - ?"));
+    LostAcknowledgement lostAck = new LostAcknowledgement(db, sql -> sql.contains("attempts - ?"));
     AtomicInteger leaseLost = new AtomicInteger();
     // the probe: the first send after the outage began, the newest row handed back (h-10, unless
     // the writer took only some of the hand-backs into the batch whose acknowledgement is lost;

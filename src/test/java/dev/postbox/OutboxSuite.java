@@ -3,6 +3,7 @@ package dev.postbox;
 import dev.postbox.testing.Sql;
 import java.time.Duration;
 import java.util.List;
+import javax.sql.DataSource;
 
 /** Base of the outbox contract suites: an outbox on the default table and a fast dispatcher. */
 public abstract class OutboxSuite extends DatabaseTest {
@@ -17,7 +18,16 @@ public abstract class OutboxSuite extends DatabaseTest {
 
   /** The same fast-polling dispatcher, delivering {@code o} instead of {@link #outbox}. */
   protected Dispatcher.Builder dispatcher(Outbox o, Transport transport) {
-    return Dispatcher.builder(ds)
+    return dispatcherOn(ds, o, transport);
+  }
+
+  /** The same fast-polling dispatcher on {@code source} (one that injects faults, say). */
+  protected Dispatcher.Builder dispatcherOn(DataSource source, Transport transport) {
+    return dispatcherOn(source, outbox, transport);
+  }
+
+  private Dispatcher.Builder dispatcherOn(DataSource source, Outbox o, Transport transport) {
+    return Dispatcher.builder(source)
         .outbox(o, transport)
         .instanceId(nextInstanceId())
         .pollInterval(Duration.ofMillis(20))

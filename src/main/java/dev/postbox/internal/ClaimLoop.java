@@ -278,7 +278,7 @@ final class ClaimLoop<T> implements Runnable {
    * to the writer, as a retry of it if it may have committed.
    */
   private void claimFailed(Throwable e, Carried carried) {
-    boolean mayHaveCommitted = Claimer.mayHaveCommitted(e);
+    boolean mayHaveCommitted = claimer.mayHaveCommitted(e);
     if (mayHaveCommitted) {
       idle.claimMayHaveCommitted(settings.lease());
     }

@@ -7,25 +7,29 @@ import java.sql.SQLException;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Function;
 import java.util.function.Predicate;
 import javax.sql.DataSource;
 
 /**
  * A DataSource whose first transaction that runs a statement matching {@code statement} commits on
- * the server and then reports a lost connection ({@code 08006}) to the client, as when the server's
- * acknowledgement of a COMMIT never arrives. The client's retry of that transaction (its next
- * matching statement) waits for {@link #beforeRetry} to open; {@link #retried} opens once the retry
- * has committed. Reports as no wrapper, so nothing reaches the real connection around it.
+ * the server and then reports a broken connection (the database's own error, {@link
+ * TestDatabase#brokenConnection}) to the client, as when the server's acknowledgement of a COMMIT
+ * never arrives. The client's retry of that transaction (its next matching statement) waits for
+ * {@link #beforeRetry} to open; {@link #retried} opens once the retry has committed. Reports as no
+ * wrapper, so nothing reaches the real connection around it.
  */
 public final class LostAcknowledgement {
   private final DataSource target;
+  private final Function<String, SQLException> broken;
   private final Predicate<String> statement;
   private final AtomicInteger state = new AtomicInteger(); // 0 armed, 1 injected, 2 retrying
   public final CountDownLatch beforeRetry = new CountDownLatch(1);
   public final CountDownLatch retried = new CountDownLatch(1);
 
-  public LostAcknowledgement(DataSource target, Predicate<String> statement) {
-    this.target = target;
+  public LostAcknowledgement(TestDatabase db, Predicate<String> statement) {
+    this.target = db.dataSource();
+    this.broken = db::brokenConnection;
     this.statement = statement;
   }
 
@@ -61,7 +65,7 @@ public final class LostAcknowledgement {
                 matched[0] = false;
                 invoke(real, method, args);
                 if (state.compareAndSet(0, 1)) {
-                  throw new SQLException("connection lost after COMMIT (injected)", "08006");
+                  throw broken.apply("connection lost after COMMIT (injected)");
                 }
                 if (state.get() == 2) {
                   retried.countDown();
