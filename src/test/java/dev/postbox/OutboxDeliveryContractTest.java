@@ -116,20 +116,6 @@ public abstract class OutboxDeliveryContractTest extends OutboxSuite {
         .shutdownTimeout(Duration.ofSeconds(10));
   }
 
-  /**
-   * Adds {@code n} messages one at a time, each after the last was delivered, so that the next
-   * claim carries its success; returns once every delivered row is deleted.
-   */
-  private void trickle(Dispatcher d, RecordingTransport transport, String prefix, int n) {
-    for (int i = 0; i < n; i++) {
-      String id = prefix + i;
-      add(Message.of("t", "{}").eventId(id));
-      d.wakeUp();
-      Await.until(WAIT, id, () -> transport.count(id) == 1);
-    }
-    Await.until(WAIT, "every delivered row deleted", () -> rows() == 0);
-  }
-
   private static void assertEachDeliveredOnce(RecordingTransport transport, int n) {
     assertEquals(n, transport.deliveries.size(), "distinct delivered");
     assertEquals(n, transport.total.get(), "deliveries");

@@ -1,5 +1,7 @@
 package dev.postbox;
 
+import dev.postbox.testing.Await;
+import dev.postbox.testing.RecordingTransport;
 import dev.postbox.testing.Sql;
 import java.time.Duration;
 import java.util.List;
@@ -47,6 +49,20 @@ public abstract class OutboxSuite extends DatabaseTest {
       messages[i] = Message.of("t", "{}").eventId(prefix + i);
     }
     add(messages);
+  }
+
+  /**
+   * Adds {@code n} messages one at a time, each after the last was delivered, so that the next
+   * claim carries its success; returns once every delivered row is deleted.
+   */
+  protected void trickle(Dispatcher d, RecordingTransport transport, String prefix, int n) {
+    for (int i = 0; i < n; i++) {
+      String id = prefix + i;
+      add(Message.of("t", "{}").eventId(id));
+      d.wakeUp();
+      Await.until(WAIT, id, () -> transport.count(id) == 1);
+    }
+    Await.until(WAIT, "every delivered row deleted", () -> rows() == 0);
   }
 
   protected long rows() {

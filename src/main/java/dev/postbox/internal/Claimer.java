@@ -47,7 +47,10 @@ final class Claimer<T> {
    * acknowledgement lost): the claimed rows then stay leased, unseen by this instance, until their
    * lease runs out, and the writer writes the finish again as a retry, which finds its rows gone
    * (an INFO, not a lost lease). The same holds for the rows of a part that failed after an earlier
-   * part committed ({@link ClaimReport#failedAfterCommit}).
+   * part committed ({@link ClaimReport#failedAfterCommit}). A try that failed without proving it
+   * wrote nothing (no {@link NothingWritten}) marks the finish {@link Finish#maybeWritten}, for the
+   * claim's retry and the writer: MariaDB's last batch, for one, runs its COMMIT after a lock wait
+   * timeout of its UPDATE, and the claim is retried.
    */
   ClaimReport claim(int limit, Probe probe, Finish finish, boolean searchAll, List<Claimed<T>> rows)
       throws SQLException {
@@ -55,7 +58,14 @@ final class Claimer<T> {
         dialect::isTransient,
         () -> {
           rows.clear();
-          return gate.through(() -> claimOnce(limit, probe, finish, searchAll, rows));
+          try {
+            return gate.through(() -> claimOnce(limit, probe, finish, searchAll, rows));
+          } catch (SQLException e) {
+            if (finish != null && !(e instanceof NothingWritten)) {
+              finish.maybeWritten = true;
+            }
+            throw e;
+          }
         },
         // listeners hear of the driver's or the pool's own exception, not the wrapper
         e -> report.retried("claim", e instanceof NothingWritten n ? n.cause() : e));

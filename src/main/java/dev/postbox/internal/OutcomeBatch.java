@@ -39,9 +39,13 @@ final class OutcomeBatch {
     return true;
   }
 
-  /** What a claim recorded of {@code c}: reported as if this class had written it. */
+  /**
+   * What a claim recorded of {@code c}: reported as if this class had written it, as a retry if an
+   * earlier try of the claim may have written it ({@link Carried#maybeWritten}).
+   */
   void carried(Carried c, List<Runnable> afterCommit) {
-    report.notWritten(report.finished(c.outcomes, c.written, afterCommit), false, afterCommit);
+    int lost = report.finished(c.outcomes, c.written, afterCommit);
+    report.notWritten(lost, c.maybeWritten, afterCommit);
   }
 
   /**

@@ -85,14 +85,10 @@ public final class ClaimStepFault {
 
   /** A claim connection before {@link #arm}: only its hand-back is counted. */
   private Connection counted(Connection real) {
-    return JdbcProxy.of(
-        Connection.class,
-        (proxy, method, args) -> {
-          if (method.getName().equals("isWrapperFor")) {
-            return false;
-          }
-          Object result = invoke(real, method, args);
-          if (method.getName().equals("close")) {
+    return JdbcProxy.connection(
+        real,
+        (method, args, result) -> {
+          if (method.equals("close")) {
             ended.incrementAndGet();
           }
           return result;
