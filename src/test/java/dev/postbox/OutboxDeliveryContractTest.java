@@ -9,6 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.postbox.testing.Await;
 import dev.postbox.testing.ClaimFailure;
 import dev.postbox.testing.LostAcknowledgement;
+import dev.postbox.testing.RecordingListener;
 import dev.postbox.testing.RecordingTransport;
 import dev.postbox.testing.Sql;
 import java.time.Duration;
@@ -88,23 +89,21 @@ public abstract class OutboxDeliveryContractTest extends OutboxSuite {
   void aClaimWhoseCommitIsNotAcknowledgedWhileItCarriesFinishedRowsReportsNoLeaseLost() {
     ClaimFailure lostAck = ClaimFailure.carryingAfterCommit(db, 1);
     RecordingTransport transport = new RecordingTransport();
-    AtomicInteger leaseLost = new AtomicInteger();
+    RecordingListener listener = new RecordingListener();
     Dispatcher d =
         started(
             trickling(lostAck.dataSource(), transport)
                 .lease(Duration.ofSeconds(3)) // what the lost claim took is delivered after it
-                .listener(
-                    new Listener() {
-                      @Override
-                      public void leaseLost(String table, int count) {
-                        leaseLost.addAndGet(count);
-                      }
-                    }));
+                .listener(listener));
     trickle(d, transport, "ack-", 20);
 
     assertEquals(1, lostAck.injected(), "claims whose commit was not acknowledged");
-    assertEquals(0, leaseLost.get(), "leases reported lost");
+    assertEquals(0, listener.leaseLost.get(), "leases reported lost");
     assertEachDeliveredOnce(transport, 20);
+    d.close(); // the last delivered calls wait for nothing then
+    for (int i = 0; i < 20; i++) {
+      assertEquals(1, listener.count("delivered", "ack-" + i), "delivered calls of ack-" + i);
+    }
   }
 
   /** A dispatcher on {@code source} that polls every 20 ms, for the trickle below. */
