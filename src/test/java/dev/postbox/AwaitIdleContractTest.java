@@ -82,7 +82,7 @@ public abstract class AwaitIdleContractTest extends OutboxSuite {
     // regression: the claim's rows stayed leased, unseen by the dispatcher, so the next (empty)
     // claim proved the lane idle and awaitIdle returned with none of them delivered
     addNumbered("m-", 20);
-    ClaimFailure lostAck = ClaimFailure.afterCommit(ds, 1);
+    ClaimFailure lostAck = ClaimFailure.afterCommit(db, 1);
     RecordingTransport transport = new RecordingTransport();
     Dispatcher dispatcher =
         started(
@@ -101,7 +101,7 @@ public abstract class AwaitIdleContractTest extends OutboxSuite {
     // an error without SQLState (all of sqlite-jdbc's) says nothing of a broken connection: the
     // claim was rolled back, so awaitIdle must not wait for a lease (2 minutes here) to pass
     addNumbered("m-", 20);
-    ClaimFailure failure = ClaimFailure.withoutState(ds, 1);
+    ClaimFailure failure = ClaimFailure.withoutState(db, 1);
     RecordingTransport transport = new RecordingTransport();
     Dispatcher dispatcher = started(slowPollingOn(failure.dataSource(), transport));
 

@@ -1,6 +1,5 @@
 package dev.postbox;
 
-import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotSame;
@@ -9,9 +8,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
 import dev.postbox.BackgroundQueue.Stats;
-import java.io.ByteArrayOutputStream;
+import dev.postbox.testing.CapturedStderr;
 import java.io.IOException;
-import java.io.PrintStream;
 import java.lang.reflect.Method;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -756,15 +754,10 @@ class BackgroundQueueTest {
 
   /** Runs {@code body} with System.err captured, where slf4j-simple writes, and returns it. */
   private static String captureStderr(ThrowingRunnable body) throws Exception {
-    PrintStream original = System.err;
-    ByteArrayOutputStream buffer = new ByteArrayOutputStream();
-    System.setErr(new PrintStream(buffer, true, UTF_8));
-    try {
+    try (CapturedStderr err = CapturedStderr.start()) {
       body.run();
-    } finally {
-      System.setErr(original);
+      return err.text();
     }
-    return buffer.toString(UTF_8);
   }
 
   /** A planned failure without a stack trace, to keep the log of the flood tests short. */

@@ -61,7 +61,7 @@ public abstract class ClaimFaultContractTest extends OutboxSuite {
    */
   private ClaimStepFault run(int step, Mode mode, RecordingTransport transport) throws Exception {
     db.resetSchema();
-    ClaimStepFault fault = new ClaimStepFault(ds, step, mode);
+    ClaimStepFault fault = new ClaimStepFault(db, step, mode);
     Dispatcher dispatcher =
         started(
             Dispatcher.builder(fault.dataSource())

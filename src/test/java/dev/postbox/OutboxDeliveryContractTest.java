@@ -9,6 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.postbox.testing.Await;
 import dev.postbox.testing.ClaimFailure;
 import dev.postbox.testing.LostAcknowledgement;
+import dev.postbox.testing.RecordingListener;
 import dev.postbox.testing.RecordingTransport;
 import dev.postbox.testing.Sql;
 import java.time.Duration;
@@ -75,7 +76,7 @@ public abstract class OutboxDeliveryContractTest extends OutboxSuite {
 
   @Test
   void aClaimFailingWhileItCarriesFinishedRowsLeavesThemToTheWriterAndNothingIsRedelivered() {
-    ClaimFailure failure = ClaimFailure.carrying(ds, 1);
+    ClaimFailure failure = ClaimFailure.carrying(db, 1);
     RecordingTransport transport = new RecordingTransport();
     Dispatcher d = started(trickling(failure.dataSource(), transport));
     trickle(d, transport, "trickle-", 20);
@@ -86,25 +87,23 @@ public abstract class OutboxDeliveryContractTest extends OutboxSuite {
 
   @Test
   void aClaimWhoseCommitIsNotAcknowledgedWhileItCarriesFinishedRowsReportsNoLeaseLost() {
-    ClaimFailure lostAck = ClaimFailure.carryingAfterCommit(ds, 1);
+    ClaimFailure lostAck = ClaimFailure.carryingAfterCommit(db, 1);
     RecordingTransport transport = new RecordingTransport();
-    AtomicInteger leaseLost = new AtomicInteger();
+    RecordingListener listener = new RecordingListener();
     Dispatcher d =
         started(
             trickling(lostAck.dataSource(), transport)
                 .lease(Duration.ofSeconds(3)) // what the lost claim took is delivered after it
-                .listener(
-                    new Listener() {
-                      @Override
-                      public void leaseLost(String table, int count) {
-                        leaseLost.addAndGet(count);
-                      }
-                    }));
+                .listener(listener));
     trickle(d, transport, "ack-", 20);
 
     assertEquals(1, lostAck.injected(), "claims whose commit was not acknowledged");
-    assertEquals(0, leaseLost.get(), "leases reported lost");
+    assertEquals(0, listener.leaseLost.get(), "leases reported lost");
     assertEachDeliveredOnce(transport, 20);
+    d.close(); // the last delivered calls wait for nothing then
+    for (int i = 0; i < 20; i++) {
+      assertEquals(1, listener.count("delivered", "ack-" + i), "delivered calls of ack-" + i);
+    }
   }
 
   /** A dispatcher on {@code source} that polls every 20 ms, for the trickle below. */
@@ -114,20 +113,6 @@ public abstract class OutboxDeliveryContractTest extends OutboxSuite {
         .instanceId(nextInstanceId())
         .pollInterval(Duration.ofMillis(20))
         .shutdownTimeout(Duration.ofSeconds(10));
-  }
-
-  /**
-   * Adds {@code n} messages one at a time, each after the last was delivered, so that the next
-   * claim carries its success; returns once every delivered row is deleted.
-   */
-  private void trickle(Dispatcher d, RecordingTransport transport, String prefix, int n) {
-    for (int i = 0; i < n; i++) {
-      String id = prefix + i;
-      add(Message.of("t", "{}").eventId(id));
-      d.wakeUp();
-      Await.until(WAIT, id, () -> transport.count(id) == 1);
-    }
-    Await.until(WAIT, "every delivered row deleted", () -> rows() == 0);
   }
 
   private static void assertEachDeliveredOnce(RecordingTransport transport, int n) {
@@ -305,7 +290,7 @@ public abstract class OutboxDeliveryContractTest extends OutboxSuite {
       messages.add(Message.of("t", "{}").eventId("h-" + i));
     }
     add(messages.toArray(Message[]::new));
-    LostAcknowledgement lostAck = new LostAcknowledgement(ds, sql -> sql.contains("attempts - ?"));
+    LostAcknowledgement lostAck = new LostAcknowledgement(db, sql -> sql.contains("attempts - ?"));
     AtomicInteger leaseLost = new AtomicInteger();
     // the probe: the first send after the outage began, the newest row handed back (h-10, unless
     // the writer took only some of the hand-backs into the batch whose acknowledgement is lost;

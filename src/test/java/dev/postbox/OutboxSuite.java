@@ -1,8 +1,11 @@
 package dev.postbox;
 
+import dev.postbox.testing.Await;
+import dev.postbox.testing.RecordingTransport;
 import dev.postbox.testing.Sql;
 import java.time.Duration;
 import java.util.List;
+import javax.sql.DataSource;
 
 /**
  * Base of the outbox contract suites: an outbox on the default table and a fast dispatcher (of jobs
@@ -20,7 +23,16 @@ public abstract class OutboxSuite extends DatabaseTest {
 
   /** The same fast-polling dispatcher, delivering {@code o} instead of {@link #outbox}. */
   protected Dispatcher.Builder dispatcher(Outbox o, Transport transport) {
-    return Dispatcher.builder(ds)
+    return dispatcherOn(ds, o, transport);
+  }
+
+  /** The same fast-polling dispatcher on {@code source} (one that injects faults, say). */
+  protected Dispatcher.Builder dispatcherOn(DataSource source, Transport transport) {
+    return dispatcherOn(source, outbox, transport);
+  }
+
+  private Dispatcher.Builder dispatcherOn(DataSource source, Outbox o, Transport transport) {
+    return Dispatcher.builder(source)
         .outbox(o, transport)
         .instanceId(nextInstanceId())
         .pollInterval(Duration.ofMillis(20))
@@ -50,6 +62,20 @@ public abstract class OutboxSuite extends DatabaseTest {
       messages[i] = Message.of("t", "{}").eventId(prefix + i);
     }
     add(messages);
+  }
+
+  /**
+   * Adds {@code n} messages one at a time, each after the last was delivered, so that the next
+   * claim carries its success; returns once every delivered row is deleted.
+   */
+  protected void trickle(Dispatcher d, RecordingTransport transport, String prefix, int n) {
+    for (int i = 0; i < n; i++) {
+      String id = prefix + i;
+      add(Message.of("t", "{}").eventId(id));
+      d.wakeUp();
+      Await.until(WAIT, id, () -> transport.count(id) == 1);
+    }
+    Await.until(WAIT, "every delivered row deleted", () -> rows() == 0);
   }
 
   protected long rows() {

@@ -275,15 +275,15 @@ final class ClaimLoop<T> implements Runnable {
   /**
    * What a failed claim leaves: if it may have committed ({@link Claimer#mayHaveCommitted}), rows
    * it leased that this lane never saw, until a lease has passed; the successes it carried go back
-   * to the writer, as a retry of it if it may have committed.
+   * to the writer, as a retry of it if it (or an earlier try of it) may have committed them.
    */
   private void claimFailed(Throwable e, Carried carried) {
-    boolean mayHaveCommitted = Claimer.mayHaveCommitted(e);
+    boolean mayHaveCommitted = claimer.mayHaveCommitted(e);
     if (mayHaveCommitted) {
       idle.claimMayHaveCommitted(settings.lease());
     }
     if (carried != null) {
-      writer.queue().giveBack(carried, mayHaveCommitted);
+      writer.queue().giveBack(carried, mayHaveCommitted || carried.maybeWritten);
     }
   }
 

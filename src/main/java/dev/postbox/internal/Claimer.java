@@ -1,5 +1,6 @@
 package dev.postbox.internal;
 
+import dev.postbox.internal.dialect.Dialect;
 import dev.postbox.internal.jdbc.Retry;
 import dev.postbox.internal.sql.ClaimReport;
 import dev.postbox.internal.sql.ClaimStrategy;
@@ -10,9 +11,7 @@ import dev.postbox.internal.sql.Probe;
 import dev.postbox.internal.sql.RowReader;
 import java.sql.Connection;
 import java.sql.SQLException;
-import java.sql.SQLRecoverableException;
 import java.util.List;
-import java.util.function.Predicate;
 import javax.sql.DataSource;
 
 /**
@@ -24,7 +23,7 @@ final class Claimer<T> {
   private final ClaimStrategy strategy;
   private final RowReader<T> reader;
   private final WriteGate gate;
-  private final Predicate<SQLException> isTransient;
+  private final Dialect dialect;
   private final LaneReport report;
 
   Claimer(
@@ -32,13 +31,13 @@ final class Claimer<T> {
       ClaimStrategy strategy,
       RowReader<T> reader,
       WriteGate gate,
-      Predicate<SQLException> isTransient,
+      Dialect dialect,
       LaneReport report) {
     this.dataSource = dataSource;
     this.strategy = strategy;
     this.reader = reader;
     this.gate = gate;
-    this.isTransient = isTransient;
+    this.dialect = dialect;
     this.report = report;
   }
 
@@ -48,47 +47,57 @@ final class Claimer<T> {
    * acknowledgement lost): the claimed rows then stay leased, unseen by this instance, until their
    * lease runs out, and the writer writes the finish again as a retry, which finds its rows gone
    * (an INFO, not a lost lease). The same holds for the rows of a part that failed after an earlier
-   * part committed ({@link ClaimReport#failedAfterCommit}).
+   * part committed ({@link ClaimReport#failedAfterCommit}). A try that failed without proving it
+   * wrote nothing (no {@link NothingWritten}) marks the finish {@link Finish#maybeWritten}, for the
+   * claim's retry and the writer: MariaDB's last batch, for one, runs its COMMIT after a lock wait
+   * timeout of its UPDATE, and the claim is retried.
    */
   ClaimReport claim(int limit, Probe probe, Finish finish, boolean searchAll, List<Claimed<T>> rows)
       throws SQLException {
     return Retry.transients(
-        isTransient,
+        dialect::isTransient,
         () -> {
           rows.clear();
-          return gate.through(
-              () -> {
-                Connection borrowed;
-                try {
-                  borrowed = dataSource.getConnection();
-                } catch (SQLException e) {
-                  throw new NothingWritten(e);
-                }
-                try (Connection c = borrowed) {
-                  if (!c.getAutoCommit()) {
-                    c.setAutoCommit(true); // a pool may hand out either; start from a known state
-                  }
-                  return strategy.claim(c, limit, probe, finish, searchAll, reader, rows);
-                }
-              });
+          try {
+            return gate.through(() -> claimOnce(limit, probe, finish, searchAll, rows));
+          } catch (SQLException e) {
+            if (finish != null && !(e instanceof NothingWritten)) {
+              finish.maybeWritten = true;
+            }
+            throw e;
+          }
         },
         // listeners hear of the driver's or the pool's own exception, not the wrapper
         e -> report.retried("claim", e instanceof NothingWritten n ? n.cause() : e));
   }
 
-  /**
-   * True if a claim that threw {@code e} may have committed: its connection broke (a broken
-   * connection, or the server shutting down) after it may have sent its commit. Not for an error
-   * that proves nothing was written ({@link NothingWritten}: no connection, or a transaction that
-   * failed before its commit), nor one with no SQLState (sqlite-jdbc gives none, even for
-   * SQLITE_BUSY) or any other: the database rolled such a claim back.
-   */
-  static boolean mayHaveCommitted(Throwable e) {
-    if (!(e instanceof SQLException s) || e instanceof NothingWritten) {
-      return false;
+  private ClaimReport claimOnce(
+      int limit, Probe probe, Finish finish, boolean searchAll, List<Claimed<T>> rows)
+      throws SQLException {
+    Connection borrowed;
+    try {
+      borrowed = dataSource.getConnection();
+    } catch (SQLException e) {
+      throw new NothingWritten(e);
     }
-    String state = s.getSQLState();
-    return s instanceof SQLRecoverableException
-        || (state != null && (state.startsWith("08") || state.startsWith("57P")));
+    try (Connection c = borrowed) {
+      if (!c.getAutoCommit()) {
+        c.setAutoCommit(true); // a pool may hand out either; start from a known state
+      }
+      return strategy.claim(c, limit, probe, finish, searchAll, reader, rows);
+    }
+  }
+
+  /**
+   * True if a claim that threw {@code e} may have committed: its connection broke ({@link
+   * Dialect#connectionBroken}) after it may have sent its commit. Not for an error that proves
+   * nothing was written ({@link NothingWritten}: no connection, or a transaction that failed before
+   * its commit), nor any other (sqlite-jdbc gives no SQLState at all, even for SQLITE_BUSY): the
+   * database rolled such a claim back.
+   */
+  boolean mayHaveCommitted(Throwable e) {
+    return e instanceof SQLException s
+        && !(e instanceof NothingWritten)
+        && dialect.connectionBroken(s);
   }
 }

@@ -142,7 +142,7 @@ public final class Lane<T> {
             sql.claims(settings.instanceId(), settings.lease(), keepDone),
             table.reader(),
             gate,
-            dialect::isTransient,
+            dialect,
             report);
     return new ClaimLoop<>(
         name,

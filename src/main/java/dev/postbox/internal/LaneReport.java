@@ -52,16 +52,17 @@ final class LaneReport {
   }
 
   /**
-   * {@code lost} outcomes matched no row. {@code retry}: an earlier try of the same write broke off
-   * with the connection and may have committed them: then they are not reported as lost leases.
+   * {@code lost} outcomes matched no row. {@code retry}: an earlier try of the same write (its
+   * connection broke, or a claim's last batch failed before its COMMIT ran) may have committed
+   * them: then they are not reported as lost leases.
    */
   void notWritten(int lost, boolean retry, List<Runnable> afterCommit) {
     if (lost > 0 && retry) {
       afterCommit.add(
           () ->
               log.info(
-                  "{} - {} outcomes on {} matched no row when written again after a broken"
-                      + " connection: the earlier try had committed them, or their leases moved on",
+                  "{} - {} outcomes on {} matched no row when written again after a try that may"
+                      + " have committed them: it had, or their leases moved on",
                   settings.instanceId(),
                   lost,
                   table));

@@ -39,9 +39,13 @@ final class OutcomeBatch {
     return true;
   }
 
-  /** What a claim recorded of {@code c}: reported as if this class had written it. */
+  /**
+   * What a claim recorded of {@code c}: reported as if this class had written it, as a retry if an
+   * earlier try of the claim may have written it ({@link Carried#maybeWritten}).
+   */
   void carried(Carried c, List<Runnable> afterCommit) {
-    report.notWritten(report.finished(c.outcomes, c.written, afterCommit), false, afterCommit);
+    int lost = report.finished(c.outcomes, c.written, afterCommit);
+    report.notWritten(lost, c.maybeWritten, afterCommit);
   }
 
   /**
@@ -70,7 +74,7 @@ final class OutcomeBatch {
       lost += writeSuccesses(c, group.getKey(), group.getValue(), afterCommit);
     }
     for (Outcome o : others) {
-      lost += writeOther(c, o, afterCommit) ? 0 : 1;
+      lost += writeOther(c, o, retry, afterCommit) ? 0 : 1;
     }
     report.notWritten(lost, retry, afterCommit);
     return null;
@@ -87,8 +91,13 @@ final class OutcomeBatch {
     return report.finished(rows, written, afterCommit);
   }
 
-  /** A failure, a parking or a hand-back; false if the row's lease was lost. */
-  private boolean writeOther(Connection c, Outcome o, List<Runnable> afterCommit)
+  /**
+   * A failure, a parking or a hand-back; false if it matched no row (the row's lease was lost, or,
+   * on a {@code retry}, the earlier try wrote it). A retried parking that matched nothing is
+   * reported if the row stands parked by this claim; a retried failure is reported anyway, as a
+   * success is: the delivery failed, whoever holds the row now.
+   */
+  private boolean writeOther(Connection c, Outcome o, boolean retry, List<Runnable> afterCommit)
       throws SQLException {
     Claimed<?> row = o.row();
     String owner = settings.instanceId();
@@ -98,7 +107,8 @@ final class OutcomeBatch {
       }
       case PARKED -> {
         String error = Text.errorOf(o.error());
-        if (!sql.park(c, row.id(), owner, row.claims(), row.attempt(), error)) {
+        if (!sql.park(c, row.id(), owner, row.claims(), row.attempt(), error)
+            && !(retry && sql.parkedAt(c, row.id(), row.claims()))) {
           return false;
         }
         report.parked(o, error, afterCommit);
@@ -109,11 +119,12 @@ final class OutcomeBatch {
         int attempts = refunded ? row.attempt() - 1 : row.attempt();
         // a refund leaves last_error as it was: the row has not failed on its own (see Outage)
         String error = refunded ? null : Text.errorOf(o.error());
-        if (!sql.fail(c, row.id(), owner, row.claims(), attempts, o.delay().toMillis(), error)) {
-          return false;
+        boolean written =
+            sql.fail(c, row.id(), owner, row.claims(), attempts, o.delay().toMillis(), error);
+        if (written || retry) {
+          report.failed(o, afterCommit);
         }
-        report.failed(o, afterCommit);
-        return true;
+        return written;
       }
     }
   }

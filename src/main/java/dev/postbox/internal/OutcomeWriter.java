@@ -3,7 +3,6 @@ package dev.postbox.internal;
 import dev.postbox.internal.jdbc.Jdbc;
 import dev.postbox.internal.sql.QueueSql;
 import java.sql.SQLException;
-import java.sql.SQLRecoverableException;
 import java.sql.SQLTransientException;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -184,7 +183,7 @@ final class OutcomeWriter {
                     : Jdbc.inTransaction(
                         dataSource, c -> batches.write(c, batch, retry, afterCommit)));
       } catch (SQLException | RuntimeException e) {
-        mayHaveCommitted |= connectionLost(e);
+        mayHaveCommitted |= e instanceof SQLException s && sql.dialect().connectionBroken(s);
         if (System.nanoTime() >= giveUpAtNanos) {
           log.warn(
               "{} - could not record {} outcomes on {} before shutdown; their leases will expire and"
@@ -238,26 +237,19 @@ final class OutcomeWriter {
   }
 
   /**
-   * True if {@code e} says the connection broke, perhaps after the server committed: a retry then
-   * finds rows the earlier try already wrote.
+   * True if retrying the same write cannot help: a bad value, a constraint, a bug. Not a broken
+   * connection ({@link dev.postbox.internal.dialect.Dialect#connectionBroken}: H2's server mode
+   * says 90067), a transient error, operator intervention (class 57: a cancelled statement, a
+   * server shutting down), nor an error without SQLState (sqlite-jdbc gives none).
    */
-  static boolean connectionLost(Throwable e) {
-    if (!(e instanceof SQLException s)) {
-      return false;
-    }
-    String state = s.getSQLState();
-    return state == null
-        || state.startsWith("08")
-        || state.startsWith("57")
-        || s instanceof SQLRecoverableException;
-  }
-
-  /** True if retrying the same write cannot help: a bad value, a constraint, a bug. */
   private boolean permanent(Exception e) {
     if (!(e instanceof SQLException s)) {
       return true;
     }
-    return !connectionLost(s)
+    String state = s.getSQLState();
+    return state != null
+        && !state.startsWith("57")
+        && !sql.dialect().connectionBroken(s)
         && !sql.dialect().isTransient(s)
         && !(s instanceof SQLTransientException);
   }

@@ -9,6 +9,7 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Function;
 import javax.sql.DataSource;
 
 /**
@@ -18,45 +19,48 @@ import javax.sql.DataSource;
  * borrowed connection. {@link #carrying} fails such a claim before it runs, with an error that is
  * not transient, so the claim loop gives up on it at once ({@link #withoutState}: any claim, an
  * error without SQLState); {@link #carryingAfterCommit} and {@link #afterCommit} let the claim
- * commit and then report the connection lost ({@code 08006}), as when the acknowledgement of the
- * commit never arrives: the claimed rows stay leased, unseen by the client, and the finished rows
- * are gone. Reports as no wrapper, so nothing reaches the real connection around it.
+ * commit and then report the connection lost (the database's own error, {@link
+ * TestDatabase#brokenConnection}), as when the acknowledgement of the commit never arrives: the
+ * claimed rows stay leased, unseen by the client, and the finished rows are gone. Reports as no
+ * wrapper, so nothing reaches the real connection around it.
  */
 public final class ClaimFailure {
   private final DataSource target;
+  private final Function<String, SQLException> broken;
   private final AtomicInteger left;
   private final boolean carryingOnly;
   private final boolean afterCommit;
   private final AtomicInteger injected = new AtomicInteger();
 
-  private ClaimFailure(DataSource target, int n, boolean carryingOnly, boolean afterCommit) {
-    this.target = target;
+  private ClaimFailure(TestDatabase db, int n, boolean carryingOnly, boolean afterCommit) {
+    this.target = db.dataSource();
+    this.broken = db::brokenConnection;
     this.left = new AtomicInteger(n);
     this.carryingOnly = carryingOnly;
     this.afterCommit = afterCommit;
   }
 
   /** Fails the first {@code n} claims that carry finished rows before they run. */
-  public static ClaimFailure carrying(DataSource target, int n) {
-    return new ClaimFailure(target, n, true, false);
+  public static ClaimFailure carrying(TestDatabase db, int n) {
+    return new ClaimFailure(db, n, true, false);
   }
 
   /** Lets the first {@code n} claims that carry finished rows commit, then loses the connection. */
-  public static ClaimFailure carryingAfterCommit(DataSource target, int n) {
-    return new ClaimFailure(target, n, true, true);
+  public static ClaimFailure carryingAfterCommit(TestDatabase db, int n) {
+    return new ClaimFailure(db, n, true, true);
   }
 
   /** Lets the first {@code n} claims commit, then loses the connection. */
-  public static ClaimFailure afterCommit(DataSource target, int n) {
-    return new ClaimFailure(target, n, false, true);
+  public static ClaimFailure afterCommit(TestDatabase db, int n) {
+    return new ClaimFailure(db, n, false, true);
   }
 
   /**
    * Fails the first {@code n} claims before they run, with an error that has no SQLState (as every
    * error sqlite-jdbc raises, SQLITE_BUSY included).
    */
-  public static ClaimFailure withoutState(DataSource target, int n) {
-    return new ClaimFailure(target, n, false, false);
+  public static ClaimFailure withoutState(TestDatabase db, int n) {
+    return new ClaimFailure(db, n, false, false);
   }
 
   /** How many claims were failed so far. */
@@ -126,7 +130,7 @@ public final class ClaimFailure {
     if (seen.loseCommit) {
       seen.loseCommit = false;
       injected.incrementAndGet();
-      throw new SQLException("connection lost after the claim committed (injected)", "08006");
+      throw broken.apply("connection lost after the claim committed (injected)");
     }
   }
 

@@ -13,6 +13,7 @@ import java.util.Collections;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Function;
 import javax.sql.DataSource;
 
 /**
@@ -20,9 +21,9 @@ import javax.sql.DataSource;
  * execution (or commit) on a connection borrowed by a claim loop's thread ({@code …-claims…}), in
  * the first claim after {@link #arm} that gets that far. {@link Mode#BEFORE}: the step fails
  * without running; {@link Mode#AFTER}: it runs (a statement in auto-commit commits), then its
- * answer is lost. Either way with SQLState {@code 08006}, as a broken connection. Steps: {@code
- * execute…} of a prepared or plain statement, {@code executeBatch}, and {@code commit}. Records
- * each claim's steps.
+ * answer is lost. Either way with the database's own error for a broken connection ({@link
+ * TestDatabase#brokenConnection}). Steps: {@code execute…} of a prepared or plain statement, {@code
+ * executeBatch}, and {@code commit}. Records each claim's steps.
  */
 public final class ClaimStepFault {
   /** Whether the broken step ran on the server before its answer was lost. */
@@ -32,6 +33,7 @@ public final class ClaimStepFault {
   }
 
   private final DataSource target;
+  private final Function<String, SQLException> broken;
   private final int step;
   private final Mode mode;
   private final AtomicBoolean armed = new AtomicBoolean();
@@ -43,8 +45,9 @@ public final class ClaimStepFault {
    * Breaks the claims that start after {@link #arm}; {@code step} counts from 1, and 0 injects
    * nothing and only records.
    */
-  public ClaimStepFault(DataSource target, int step, Mode mode) {
-    this.target = target;
+  public ClaimStepFault(TestDatabase db, int step, Mode mode) {
+    this.target = db.dataSource();
+    this.broken = db::brokenConnection;
     this.step = step;
     this.mode = mode;
   }
@@ -82,14 +85,10 @@ public final class ClaimStepFault {
 
   /** A claim connection before {@link #arm}: only its hand-back is counted. */
   private Connection counted(Connection real) {
-    return JdbcProxy.of(
-        Connection.class,
-        (proxy, method, args) -> {
-          if (method.getName().equals("isWrapperFor")) {
-            return false;
-          }
-          Object result = invoke(real, method, args);
-          if (method.getName().equals("close")) {
+    return JdbcProxy.connection(
+        real,
+        (method, args, result) -> {
+          if (method.equals("close")) {
             ended.incrementAndGet();
           }
           return result;
@@ -156,14 +155,14 @@ public final class ClaimStepFault {
     steps.add(what);
     boolean fault = steps.size() == step && injected.compareAndSet(false, true);
     if (fault && mode == Mode.BEFORE) {
-      throw new SQLException("connection broken before step " + step + " (injected)", "08006");
+      throw broken.apply("connection broken before step " + step + " (injected)");
     }
     Object result = call.run();
     if (fault) {
       if (result instanceof ResultSet rs) {
         rs.close();
       }
-      throw new SQLException("connection broken after step " + step + " (injected)", "08006");
+      throw broken.apply("connection broken after step " + step + " (injected)");
     }
     return result;
   }

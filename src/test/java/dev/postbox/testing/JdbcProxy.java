@@ -28,6 +28,24 @@ public final class JdbcProxy {
         });
   }
 
+  /** What a proxy does after a call: returns what the caller gets instead of {@code result}. */
+  public interface After {
+    Object apply(String method, Object[] args, Object result) throws Throwable;
+  }
+
+  /**
+   * {@code real} behind a proxy that reports as no wrapper, so that nothing reaches the real
+   * connection around it, and passes each call's result through {@code after}.
+   */
+  public static Connection connection(Connection real, After after) {
+    return of(
+        Connection.class,
+        (proxy, method, args) ->
+            method.getName().equals("isWrapperFor")
+                ? false
+                : after.apply(method.getName(), args, invoke(real, method, args)));
+  }
+
   /** Calls {@code method} on {@code target}; throws what it threw, unwrapped. */
   public static Object invoke(Object target, Method method, Object[] args) throws Throwable {
     try {

@@ -72,14 +72,10 @@ public final class StalledExtraClaim {
   }
 
   private Connection extraConnection(Connection real) {
-    return JdbcProxy.of(
-        Connection.class,
-        (proxy, method, args) -> {
-          if (method.getName().equals("isWrapperFor")) {
-            return false;
-          }
-          Object result = invoke(real, method, args);
-          if (method.getName().equals("close") && first.compareAndSet(true, false)) {
+    return JdbcProxy.connection(
+        real,
+        (method, args, result) -> {
+          if (method.equals("close") && first.compareAndSet(true, false)) {
             stall.countDown();
             released.await(WAIT_SECONDS, TimeUnit.SECONDS);
           }

@@ -14,6 +14,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
 import javax.sql.DataSource;
+import org.h2.api.ErrorCode;
+import org.h2.message.DbException;
 
 /**
  * One database the contract suites run on: a fixed-size pool and the shipped schema file. Server
@@ -173,6 +175,17 @@ public final class TestDatabase implements AutoCloseable {
 
   public Database database() {
     return database;
+  }
+
+  /**
+   * The error this database's driver raises once the connection to the server broke, for tests that
+   * inject one: H2's {@code CONNECTION_BROKEN_1} (SQLState and code 90067, what its server mode
+   * raises), SQLState {@code 08006} elsewhere.
+   */
+  public SQLException brokenConnection(String detail) {
+    return database == Database.H2
+        ? DbException.get(ErrorCode.CONNECTION_BROKEN_1, detail).getSQLException()
+        : new SQLException("connection broken: " + detail, "08006");
   }
 
   public DataSource dataSource() {

@@ -4,6 +4,7 @@ import dev.postbox.Database;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.SQLRecoverableException;
 import java.time.Instant;
 
 /**
@@ -68,4 +69,16 @@ public interface Dialect {
    * True if {@code e} is a deadlock, lock timeout, busy or serialization failure worth retrying.
    */
   boolean isTransient(SQLException e);
+
+  /**
+   * True if {@code e} says the connection to the database broke (or the server is shutting down):
+   * what was sent before it, a COMMIT included, may have been carried out with its answer lost, and
+   * a retry may find it written. SQLState class 08 (connection exception), PostgreSQL's 57P (the
+   * server shutting down), or a {@link SQLRecoverableException}.
+   */
+  default boolean connectionBroken(SQLException e) {
+    String state = e.getSQLState();
+    return e instanceof SQLRecoverableException
+        || (state != null && (state.startsWith("08") || state.startsWith("57P")));
+  }
 }

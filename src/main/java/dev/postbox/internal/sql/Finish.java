@@ -19,6 +19,13 @@ public class Finish {
    */
   public int written;
 
+  /**
+   * True once a try of the claim failed after it may have committed this finish (a retried claim
+   * whose failed try was not {@link NothingWritten}): rows a later write finds gone were most
+   * likely finished by that try, not taken over.
+   */
+  public boolean maybeWritten;
+
   public Finish(int claims, List<Long> ids) {
     this.claims = claims;
     this.ids = ids;

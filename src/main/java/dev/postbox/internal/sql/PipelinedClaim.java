@@ -17,10 +17,11 @@ import java.util.List;
  * instance id as {@code _utf8mb4 X'…'}, read the same under every {@code sql_mode}. (MySQL's own
  * Connector/J runs such a batch one statement at a time: same statements, no gain.)
  *
- * <p>If the UPDATE of the last batch fails (a killed query, a server fault), its COMMIT still runs:
- * that commits the finish and the locks only, as two transactions would; the rows stay due for the
- * next claim, and the writer, finishing the same rows again, finds them gone and reports their
- * leases lost.
+ * <p>If the UPDATE of the last batch fails (a lock wait timeout, which rolls back only its
+ * statement; a killed query, a server fault), its COMMIT still runs: that commits the finish and
+ * the locks only, as two transactions would; the rows stay due for the next claim. Its error is
+ * therefore no {@link NothingWritten}: the claim's retry, or the writer, finishing the same rows
+ * again finds them gone, which is no lost lease ({@link Finish#maybeWritten}).
  */
 final class PipelinedClaim extends LockByIdClaim {
   private final String ownerLiteral;

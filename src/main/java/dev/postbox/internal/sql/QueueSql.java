@@ -6,6 +6,7 @@ import dev.postbox.internal.jdbc.SqlText;
 import dev.postbox.internal.jdbc.Statements;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
+import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.time.Instant;
@@ -39,6 +40,7 @@ public final class QueueSql {
   private final String done;
   private final String fail;
   private final String park;
+  private final String parkedAt;
   private final String release;
   private final String releaseTo;
   private final String extend;
@@ -110,6 +112,7 @@ public final class QueueSql {
     this.done = fill(home.done(), t, batchSize);
     this.fail = fill(home.fail(), t, batchSize);
     this.park = fill(home.park(), t, batchSize);
+    this.parkedAt = fill(home.parkedAt(), t, batchSize);
     this.release = fill(home.release(), t, batchSize);
     this.releaseTo = fill(home.releaseTo(), t, batchSize);
     this.claimReturnsDue = home.claimReturnsDue();
@@ -380,6 +383,20 @@ public final class QueueSql {
       ps.setString(4, owner);
       ps.setInt(5, claims);
       return ps.executeUpdate() == 1;
+    }
+  }
+
+  /**
+   * {@link QueueSqlHome#parkedAt}: true if row {@code id} stands parked by its claim {@code
+   * claims}.
+   */
+  public boolean parkedAt(Connection c, long id, int claims) throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement(parkedAt)) {
+      ps.setLong(1, id);
+      ps.setInt(2, claims);
+      try (ResultSet rs = ps.executeQuery()) {
+        return rs.next() && rs.getLong(1) > 0;
+      }
     }
   }
 

@@ -246,6 +246,15 @@ interface QueueSqlHome {
   String park();
 
   /**
+   * 1 if the row is parked and was not claimed after claim {@code claims} (a parked row is not
+   * claimed): the park of that claim stands, for a retried park that matched nothing. Params: id,
+   * claims. The same on every database.
+   */
+  default String parkedAt() {
+    return "SELECT COUNT(*) FROM {table} WHERE id = ? AND claims = ? AND state = 2";
+  }
+
+  /**
    * Hand back a row not started: due at once, the attempt its claim counted refunded (where the
    * claim did not return the row's due time). Params: the attempt to refund (1, or 0 for a row of a
    * run behind its head, which its claim did not count), id, leased_by, claims.
