@@ -1,5 +1,5 @@
 -- Postbox schema for H2 2.2.220+ (MVStore). Copy into your migrations; Postbox never runs DDL itself.
--- Schema version 4 (upgrades: UPGRADING.md).
+-- Schema version 5 (upgrades: UPGRADING.md).
 --
 -- Common columns of the Postbox tables:
 --   state         0 = pending, 1 = done (kept for retention), 2 = parked (out of attempts)
@@ -38,6 +38,17 @@ CREATE INDEX postbox_outbox_key ON postbox_outbox (msg_key, state, id);
 -- key's messages get their ids in commit order (adds of the same key wait for each other)
 CREATE TABLE postbox_outbox_keys (
     msg_key VARCHAR(255) NOT NULL PRIMARY KEY
+);
+
+-- the dispatchers delivering the outbox, so that all of them deliver it in the same order: each
+-- registers its ordering setting at start, refreshes seen_at while it runs, and removes its row
+-- when it stops (the row of a dispatcher not seen for a lease is ignored, then deleted)
+CREATE TABLE postbox_outbox_dispatchers (
+    instance_id VARCHAR(200) NOT NULL PRIMARY KEY,
+    -- how it orders the table: "orderedByKey=false", "orderedByKey=true onParked=BLOCK_KEY", ...
+    settings    VARCHAR(400) NOT NULL,
+    started_at  TIMESTAMP(6) WITH TIME ZONE NOT NULL,
+    seen_at     TIMESTAMP(6) WITH TIME ZONE NOT NULL
 );
 
 CREATE TABLE postbox_jobs (

@@ -1,6 +1,6 @@
 -- Postbox schema for MySQL 8.0.1+ and MariaDB 10.6+ (InnoDB). Copy into your migrations; Postbox
 -- never runs DDL itself. Times are DATETIME(6) in UTC, always written from UTC_TIMESTAMP(6).
--- Schema version 4 (upgrades: UPGRADING.md).
+-- Schema version 5 (upgrades: UPGRADING.md).
 --
 -- Common columns of the Postbox tables:
 --   state         0 = pending, 1 = done (kept for retention), 2 = parked (out of attempts)
@@ -40,6 +40,17 @@ CREATE TABLE postbox_outbox (
 CREATE TABLE postbox_outbox_keys (
     msg_key VARCHAR(255) NOT NULL,
     PRIMARY KEY (msg_key)
+) ENGINE = InnoDB DEFAULT CHARSET = utf8mb4 COLLATE = utf8mb4_bin;
+
+-- the dispatchers delivering the outbox, so that all of them deliver it in the same order: each
+-- registers its ordering setting at start, refreshes seen_at while it runs, and removes its row
+-- when it stops (the row of a dispatcher not seen for a lease is ignored, then deleted)
+CREATE TABLE postbox_outbox_dispatchers (
+    instance_id VARCHAR(200) NOT NULL PRIMARY KEY,
+    -- how it orders the table: "orderedByKey=false", "orderedByKey=true onParked=BLOCK_KEY", ...
+    settings    VARCHAR(400) NOT NULL,
+    started_at  DATETIME(6)   NOT NULL,
+    seen_at     DATETIME(6)   NOT NULL
 ) ENGINE = InnoDB DEFAULT CHARSET = utf8mb4 COLLATE = utf8mb4_bin;
 
 CREATE TABLE postbox_jobs (

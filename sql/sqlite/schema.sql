@@ -1,5 +1,5 @@
 -- Postbox schema for SQLite 3.35+. Copy into your migrations; Postbox never runs DDL itself.
--- Schema version 4 (upgrades: UPGRADING.md).
+-- Schema version 5 (upgrades: UPGRADING.md).
 -- Open the database in WAL mode with a busy timeout, e.g.
 --   jdbc:sqlite:app.db?journal_mode=WAL&busy_timeout=5000
 -- Times are INTEGER milliseconds since the Unix epoch, from SQLite's own clock.
@@ -37,6 +37,17 @@ CREATE INDEX postbox_outbox_claim ON postbox_outbox (state, available_at, id);
 -- serves delivery in key order: the claim's check that a keyed row is the oldest pending one of
 -- its key, and the run of the key's next rows a claim takes with it
 CREATE INDEX postbox_outbox_key ON postbox_outbox (msg_key, state, id) WHERE msg_key IS NOT NULL;
+
+-- the dispatchers delivering the outbox, so that all of them deliver it in the same order: each
+-- registers its ordering setting at start, refreshes seen_at while it runs, and removes its row
+-- when it stops (the row of a dispatcher not seen for a lease is ignored, then deleted)
+CREATE TABLE postbox_outbox_dispatchers (
+    instance_id VARCHAR(200) NOT NULL PRIMARY KEY,
+    -- how it orders the table: "orderedByKey=false", "orderedByKey=true onParked=BLOCK_KEY", ...
+    settings    VARCHAR(400) NOT NULL,
+    started_at  INTEGER       NOT NULL,
+    seen_at     INTEGER       NOT NULL
+);
 
 CREATE TABLE postbox_jobs (
     id           INTEGER PRIMARY KEY AUTOINCREMENT,

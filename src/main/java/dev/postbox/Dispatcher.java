@@ -48,6 +48,7 @@ public final class Dispatcher implements AutoCloseable {
   private volatile boolean closed;
   private Periodic inboxCleaner;
   private Periodic unhandledJobs; // looks for jobs of names without a handler here
+  private OrderingRegistration registration; // how this dispatcher orders its outbox
   private RecurringJobs recurring;
   private PostgresNotifications notifications;
 
@@ -151,9 +152,15 @@ public final class Dispatcher implements AutoCloseable {
       }
       Periodic cleaner = config.inbox() == null ? null : inboxCleaner(database);
       Periodic watch = config.jobs() == null ? null : unhandledJobs(dialect);
+      OrderingRegistration ordering =
+          config.outbox() == null ? null : orderingRegistration(database, dialect);
       if (schedules != null) {
-        schedules.storeDeclared(); // the last thing that may fail: nothing is started yet
+        schedules.storeDeclared(); // nothing is started yet
       }
+      if (ordering != null) {
+        ordering.register(); // the last thing that may fail: it starts only its own refresh
+      }
+      registration = ordering;
       // every check passed: from here on, start things; should starting one fail, stop them all
       lanes = List.copyOf(built);
       inboxCleaner = cleaner;
@@ -219,6 +226,17 @@ public final class Dispatcher implements AutoCloseable {
     }
     return new Lane<>(
         config.dataSource(), dialect, table, settings, deliverer, batchDeliverer, limit);
+  }
+
+  /** This dispatcher's entry in the outbox's registration table, checked to exist. */
+  private OrderingRegistration orderingRegistration(Database database, Dialect dialect) {
+    Startup.checkColumns(
+        config.dataSource(),
+        database,
+        OrderingRegistration.table(config.outbox().table()),
+        "instance_id, settings, started_at, seen_at");
+    return new OrderingRegistration(
+        config.dataSource(), dialect, config.outbox(), config.instanceId(), config.lease());
   }
 
   /** The thread that looks for jobs of names this dispatcher has no handler for. */
@@ -367,7 +385,11 @@ public final class Dispatcher implements AutoCloseable {
     if (unhandledJobs != null) {
       interrupted |= unhandledJobs.close();
     }
+    if (registration != null) {
+      interrupted |= registration.close(); // after the lanes: nothing of this one runs any more
+    }
     unhandledJobs = null;
+    registration = null;
     recurring = null;
     notifications = null;
     lanes = List.of();

@@ -340,12 +340,13 @@ public final class Jobs {
     /**
      * The job table, {@code name} or {@code schema.name}; default {@code postbox_jobs}.
      *
-     * @param table the table name; each part 1-63 letters, digits or '_', not starting with a digit
+     * @param table the table name; each part 1-63 letters, digits or '_', not starting with a
+     *     digit, the table part at most 53 (room for {@code _schedules})
      * @return this builder
      * @throws InvalidValueException if the name breaks the rules
      */
     public Builder table(String table) {
-      this.table = Identifiers.tableName("table", table);
+      this.table = Identifiers.tableName("table", table, "_schedules");
       return this;
     }
 

@@ -310,14 +310,17 @@ public final class Outbox {
     private Builder() {}
 
     /**
-     * The outbox table, {@code name} or {@code schema.name}; default {@code postbox_outbox}.
+     * The outbox table, {@code name} or {@code schema.name}; default {@code postbox_outbox}. Its
+     * dispatchers register in {@code <table>_dispatchers}, and on MySQL, MariaDB and H2 an outbox
+     * ordered by key locks keys in {@code <table>_keys}.
      *
-     * @param table the table name; each part 1-63 letters, digits or '_', not starting with a digit
+     * @param table the table name; each part 1-63 letters, digits or '_', not starting with a
+     *     digit, the table part at most 51 (room for {@code _dispatchers})
      * @return this builder
      * @throws InvalidValueException if the name breaks the rules
      */
     public Builder table(String table) {
-      this.table = Identifiers.tableName("table", table);
+      this.table = Identifiers.tableName("table", table, "_dispatchers");
       return this;
     }
 

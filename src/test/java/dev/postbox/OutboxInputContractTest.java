@@ -233,7 +233,7 @@ public abstract class OutboxInputContractTest extends OutboxSuite {
             () -> Sql.commit(ds, c -> outbox.add(c, Message.of("t", "a\u0000b"))));
     assertEquals("payload", nul.field());
     assertEquals(0, rows());
-    String longName = "s".repeat(40) + "." + "t".repeat(40);
+    String longName = "s".repeat(40) + "." + "t".repeat(40); // room for _dispatchers
     assertEquals(
         "notifyOnAdd",
         assertThrows(

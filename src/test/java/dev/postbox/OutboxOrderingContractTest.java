@@ -407,6 +407,7 @@ public abstract class OutboxOrderingContractTest extends OutboxSuite {
     t.checker.committed("replayed", "replayed-1");
     db.runScript(db.sqlFolder().resolve("upgrade-2-to-3.sql"));
     db.runScript(db.sqlFolder().resolve("upgrade-3-to-4.sql"));
+    db.runScript(db.sqlFolder().resolve("upgrade-4-to-5.sql"));
 
     started(dispatcher(t));
     add(Message.of("t", "{}").eventId("barrier")); // claimed after the keys' pending rows would be

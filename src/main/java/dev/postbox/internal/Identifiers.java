@@ -34,4 +34,28 @@ public final class Identifiers {
     }
     return name;
   }
+
+  /**
+   * {@link #tableName}, with room in its table part for the longest {@code suffix} of the tables
+   * Postbox names after it ({@code <table>_dispatchers}, {@code <table>_schedules}): 63 characters
+   * in all, the longest identifier PostgreSQL keeps whole.
+   */
+  public static String tableName(String option, String name, String suffix) {
+    tableName(option, name);
+    String table = name.substring(name.lastIndexOf('.') + 1);
+    int max = 63 - suffix.length();
+    if (table.length() > max) {
+      throw new InvalidValueException(
+          option,
+          "must have a table part of at most "
+              + max
+              + " characters, so that "
+              + table
+              + suffix
+              + " fits in 63 (was "
+              + table.length()
+              + ")");
+    }
+    return name;
+  }
 }

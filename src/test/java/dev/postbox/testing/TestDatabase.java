@@ -32,6 +32,7 @@ public final class TestDatabase implements AutoCloseable {
       List.of(
           "postbox_outbox",
           "postbox_outbox_keys",
+          "postbox_outbox_dispatchers",
           "postbox_jobs",
           "postbox_jobs_schedules",
           "postbox_inbox");
