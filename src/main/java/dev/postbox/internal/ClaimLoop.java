@@ -175,19 +175,16 @@ final class ClaimLoop<T> implements Runnable {
     Carried carried = null; // successes this claim records too
     boolean probeClaim = false;
     try {
-      // in an outage the one row claimed is a probe, from the newest and the oldest end by turns:
-      // one never attempted and not probed yet in this outage, else one not probed yet, else
-      // (every due row failed a probe) any again
-      List<Long> probed = outage.probeExclusions();
-      boolean oldest = probed != null && outage.probeFromOldest();
-      probeClaim = probed != null;
-      carried = probed == null ? writer.queue().takeForClaim() : null;
+      // in an outage the one row claimed is a probe, chosen by the outage
+      List<Probe> probes = outage.probes();
+      probeClaim = probes != null;
+      carried = probeClaim ? null : writer.queue().takeForClaim();
       // an empty claim proves the lane idle if nothing was held, no extra loop's claim was in
       // flight and nothing else happened meanwhile (an extra claim's rows are locked or leased, so
       // this claim skips them, and reach the held map only when that claim returns)
       long activity = idle.touched();
       boolean mayProveIdle =
-          probed == null
+          !probeClaim
               && carried == null
               && held.isEmpty()
               && !idle.extraClaimInFlight()
@@ -197,7 +194,7 @@ final class ClaimLoop<T> implements Runnable {
       ClaimReport report =
           claim(
               limit,
-              probed == null ? null : new Probe(probed, true, oldest),
+              probeClaim ? probes.get(0) : null,
               carried,
               mayProveIdle && idle.awaited(),
               claimed);
@@ -214,16 +211,13 @@ final class ClaimLoop<T> implements Runnable {
         idle.proved(activity);
       }
       partFailed(report);
-      if (claimed.isEmpty() && probed != null) {
-        claim(limit, new Probe(probed, false, oldest), null, false, claimed);
-        if (claimed.isEmpty() && !probed.isEmpty()) {
-          claim(limit, new Probe(List.of(), false, oldest), null, false, claimed);
-        }
+      for (int i = 1; probeClaim && claimed.isEmpty() && i < probes.size(); i++) {
+        claim(limit, probes.get(i), null, false, claimed);
       }
       rows = claimed;
       sendBound = sendsSlowNextToClaim(claimed.size(), System.nanoTime() - claimStarted);
       outage.claimed(rows);
-      backlog.claimed(probed == null && rows.size() >= limit);
+      backlog.claimed(!probeClaim && rows.size() >= limit);
       errorPauseMillis = 100;
     } catch (Throwable e) {
       claimFailed(e, carried);

@@ -6,6 +6,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.LongSupplier;
 
 /**
  * Tells when a lane is idle: its main claim loop claimed nothing while it held no row, no extra
@@ -24,7 +25,18 @@ final class IdleWatch {
   private final ReentrantLock lock = new ReentrantLock();
   private final Condition proved = lock.newCondition();
   private long lastProof; // the activity count at the start of the latest proving claim; lock
-  private final AtomicLong unseenLeasesEnd = new AtomicLong(System.nanoTime()); // nanoTime
+  private final LongSupplier nanoTime; // the clock of the unseen leases' end
+  private final AtomicLong unseenLeasesEnd; // nanoTime
+
+  IdleWatch() {
+    this(System::nanoTime);
+  }
+
+  /** An idle watch whose leases end by {@code nanoTime} (tests pass their own). */
+  IdleWatch(LongSupplier nanoTime) {
+    this.nanoTime = nanoTime;
+    this.unseenLeasesEnd = new AtomicLong(nanoTime.getAsLong());
+  }
 
   /** Something that may change what is claimable happened: returns the new activity count. */
   long touched() {
@@ -54,14 +66,14 @@ final class IdleWatch {
    * claim proves the lane idle.
    */
   void claimMayHaveCommitted(Duration lease) {
-    long end = System.nanoTime() + lease.toNanos();
+    long end = nanoTime.getAsLong() + lease.toNanos();
     unseenLeasesEnd.updateAndGet(current -> end - current > 0 ? end : current);
     activity.incrementAndGet();
   }
 
   /** True while rows a failed claim may have leased can still be leased: see above. */
   boolean unseenLeasesPossible() {
-    return unseenLeasesEnd.get() - System.nanoTime() > 0;
+    return unseenLeasesEnd.get() - nanoTime.getAsLong() > 0;
   }
 
   /**

@@ -1,12 +1,14 @@
 package dev.postbox.internal;
 
 import dev.postbox.internal.sql.Claimed;
+import dev.postbox.internal.sql.Probe;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.LongSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -34,6 +36,7 @@ final class Outage {
   static final int THRESHOLD = 3;
 
   private final boolean enabled;
+  private final LongSupplier nanoTime;
   private final String table;
   private final LaneSettings settings;
   private final long initialPauseNanos;
@@ -55,6 +58,12 @@ final class Outage {
   static final int PROBED_REMEMBERED = 16;
 
   Outage(LaneSettings settings, String table) {
+    this(settings, table, System::nanoTime);
+  }
+
+  /** An outage detector whose time is {@code nanoTime} (tests pass their own). */
+  Outage(LaneSettings settings, String table, LongSupplier nanoTime) {
+    this.nanoTime = nanoTime;
     this.enabled = settings.detectOutage();
     this.settings = settings;
     this.table = table;
@@ -73,7 +82,7 @@ final class Outage {
     }
     lock.lock();
     try {
-      probeRequested = active && probeRowId == -1 && System.nanoTime() - nextProbeNanos >= 0;
+      probeRequested = active && probeRowId == -1 && nanoTime.getAsLong() - nextProbeNanos >= 0;
       return probeRequested ? 1 : active ? 0 : batchSize;
     } finally {
       lock.unlock();
@@ -126,39 +135,39 @@ final class Outage {
   }
 
   /**
-   * For a probe claim: the rows whose probes failed in this outage (at most {@value
-   * #PROBED_REMEMBERED}, the latest), so the next probe tries another message; null when healthy.
+   * The claims to try, in turn, for the probe of this outage, until one finds a row; null when
+   * healthy. From the newest and the oldest end by turns (see {@link Probe}): one never attempted
+   * and not probed yet in this outage, else one not probed yet, else (every due row failed a probe,
+   * of the last {@value #PROBED_REMEMBERED}) any again.
    */
-  List<Long> probeExclusions() {
+  List<Probe> probes() {
     if (!active) {
       return null;
     }
+    List<Long> excluded;
+    boolean oldest;
     lock.lock();
     try {
-      return active ? List.copyOf(probed) : null;
+      if (!active) {
+        return null;
+      }
+      excluded = List.copyOf(probed);
+      oldest = failedProbes % 2 == 1;
     } finally {
       lock.unlock();
     }
+    Probe fresh = new Probe(excluded, true, oldest);
+    Probe notProbed = new Probe(excluded, false, oldest);
+    return excluded.isEmpty()
+        ? List.of(fresh, notProbed)
+        : List.of(fresh, notProbed, new Probe(List.of(), false, oldest));
   }
 
   /**
-   * Whether the next probe takes the oldest due row rather than the newest: every other probe, so
-   * that poison gathered at one end cannot hold back the healthy rows at the other (see {@code
-   * Probe}).
-   */
-  boolean probeFromOldest() {
-    lock.lock();
-    try {
-      return failedProbes % 2 == 1;
-    } finally {
-      lock.unlock();
-    }
-  }
-
-  /**
-   * True while no delivery has failed since the last success (or none failed at all): the lane's
-   * extra claims go on only then, so that rows they claim are not handed back, and moved behind
-   * rows due later, when the failures turn out to be an outage.
+   * True while no failure that may be evidence of an outage (a row's first) happened since the last
+   * success: the lane's extra claims go on only then, so that rows they claim are not handed back,
+   * and moved behind rows due later, when the failures turn out to be an outage. Rows failing again
+   * cannot start one, so they do not stop the extra claims.
    */
   boolean succeeding() {
     return !active && !failuresSinceSuccess;
@@ -170,7 +179,7 @@ final class Outage {
   }
 
   Duration untilProbe() {
-    return Duration.ofNanos(Math.max(1_000_000, nextProbeNanos - System.nanoTime()));
+    return Duration.ofNanos(Math.max(1_000_000, nextProbeNanos - nanoTime.getAsLong()));
   }
 
   void succeeded() {
@@ -187,7 +196,7 @@ final class Outage {
       }
       active = false;
       probeRowId = -1;
-      lasted = Duration.ofNanos(System.nanoTime() - startedNanos);
+      lasted = Duration.ofNanos(nanoTime.getAsLong() - startedNanos);
     } finally {
       lock.unlock();
     }
@@ -211,7 +220,7 @@ final class Outage {
     }
     lock.lock();
     try {
-      long now = System.nanoTime();
+      long now = nanoTime.getAsLong();
       if (active) {
         if (rowId == probeRowId) {
           failedProbes++;

@@ -7,6 +7,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.BooleanSupplier;
 import java.util.function.IntSupplier;
+import java.util.function.LongSupplier;
 
 /**
  * The outcomes waiting for the outcome writer, and how the writer waits for them. Lock-free:
@@ -35,6 +36,7 @@ final class OutcomeQueue {
   private final Thread writer;
   private final BooleanSupplier claimingSoon;
   private final IntSupplier running;
+  private final LongSupplier nanoTime; // the linger's clock
   private volatile boolean idle;
   private volatile boolean lingering;
   private volatile boolean deferring;
@@ -45,9 +47,16 @@ final class OutcomeQueue {
    * @param running deliveries running now, for the writer's linger
    */
   OutcomeQueue(Thread writer, BooleanSupplier claimingSoon, IntSupplier running) {
+    this(writer, claimingSoon, running, System::nanoTime);
+  }
+
+  /** As above, lingering by the clock {@code nanoTime} (tests pass their own). */
+  OutcomeQueue(
+      Thread writer, BooleanSupplier claimingSoon, IntSupplier running, LongSupplier nanoTime) {
     this.writer = writer;
     this.claimingSoon = claimingSoon;
     this.running = running;
+    this.nanoTime = nanoTime;
   }
 
   void add(Outcome outcome) {
@@ -204,12 +213,12 @@ final class OutcomeQueue {
    * their outcomes so that one statement records many.
    */
   void linger(List<Outcome> batch) {
-    long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(LINGER_MILLIS);
+    long deadline = nanoTime.getAsLong() + TimeUnit.MILLISECONDS.toNanos(LINGER_MILLIS);
     // parked for the whole linger, not woken per outcome: the last delivery to end nudges us
     lingering = true;
     try {
       while (batch.size() < MAX_BATCH && running.getAsInt() > 0 && !batch.contains(STOP)) {
-        long left = deadline - System.nanoTime();
+        long left = deadline - nanoTime.getAsLong();
         if (left <= 0) {
           return;
         }

@@ -4,8 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.postbox.Backoff;
-import dev.postbox.Listener;
 import dev.postbox.internal.sql.Claimed;
 import dev.postbox.testing.Await;
 import java.time.Duration;
@@ -22,7 +20,7 @@ class DeliverySlotsOutageTest {
   void aProbeHandedBackFromTheSlotQueueEndsSoTheNextProbeCanGo() {
     // regression: a probe queued behind a hung delivery was handed back when that delivery ended,
     // but the outage still took it for the probe in flight, so no probe went ever again
-    Outage outage = new Outage(settings(), "t");
+    Outage outage = new Outage(TestLanes.settings(), "t");
     OutcomeQueue outcomes = new OutcomeQueue(Thread.currentThread(), () -> false, () -> 0);
     CountDownLatch hungSendReturns = new CountDownLatch(1);
     AtomicReference<DeliverySlots<String>> holder = new AtomicReference<>();
@@ -66,24 +64,6 @@ class DeliverySlotsOutageTest {
 
   private static Claimed<String> row(long id) {
     return new Claimed<>(id, 1, 1, 0, "e" + id, "t", "x");
-  }
-
-  private static LaneSettings settings() {
-    return new LaneSettings(
-        "test",
-        10,
-        1,
-        1,
-        Duration.ofMillis(1),
-        Duration.ofSeconds(30),
-        5,
-        Backoff.fixed(Duration.ofMillis(10)),
-        Duration.ZERO,
-        Duration.ofMinutes(1),
-        0,
-        true,
-        Duration.ofSeconds(1),
-        new Listener() {});
   }
 
   private static void awaitQuietly(CountDownLatch latch) {

@@ -11,6 +11,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
+import java.util.function.LongSupplier;
 
 /**
  * Where a claim finds the heads its window of due rows does not show: on a table ordered by key, a
@@ -35,11 +36,19 @@ final class KeyWalk {
   private static final int PAGE = 500;
 
   private final QueueSql sql;
-  private long unkeyedAt = System.nanoTime() - UNKEYED_EVERY_NANOS;
+  private final LongSupplier nanoTime;
+  private long unkeyedAt;
   private String after; // the key the last walk stopped at; null: start from the first key
 
   KeyWalk(QueueSql sql) {
+    this(sql, System::nanoTime);
+  }
+
+  /** A walk that looks for unkeyed rows by the clock {@code nanoTime} (tests pass their own). */
+  KeyWalk(QueueSql sql, LongSupplier nanoTime) {
     this.sql = sql;
+    this.nanoTime = nanoTime;
+    this.unkeyedAt = nanoTime.getAsLong() - UNKEYED_EVERY_NANOS;
   }
 
   /** What a walk offers a claim: candidate ids, and whether they are every claimable one. */
@@ -81,8 +90,8 @@ final class KeyWalk {
       after = more.size() == wanted ? more.getLast().key() : null;
     }
     Set<Long> ids = new LinkedHashSet<>(heads.size());
-    if (System.nanoTime() - unkeyedAt >= UNKEYED_EVERY_NANOS) {
-      unkeyedAt = System.nanoTime();
+    if (nanoTime.getAsLong() - unkeyedAt >= UNKEYED_EVERY_NANOS) {
+      unkeyedAt = nanoTime.getAsLong();
       ids.addAll(unkeyed(c, keys));
     }
     ids.addAll(due(c, heads));
@@ -96,7 +105,7 @@ final class KeyWalk {
    */
   Found everyHead(Connection c, int room) throws SQLException {
     List<Long> unkeyed = unkeyed(c, room);
-    unkeyedAt = System.nanoTime();
+    unkeyedAt = nanoTime.getAsLong();
     List<Long> heads = new ArrayList<>();
     String from = null;
     boolean lastKey = false;
