@@ -1,5 +1,5 @@
 /**
- * Postbox public API: the transactional outbox, the durable job queue, the background queue and the
- * inbox.
+ * Postbox public API: the transactional outbox, the durable job queue with recurring jobs, the
+ * inbox, the dispatcher that delivers them, and the in-process background queue.
  */
 package dev.postbox;

@@ -4,7 +4,7 @@ import dev.postbox.internal.sql.Claimed;
 import java.time.Duration;
 
 /**
- * What happened to one claimed row, waiting to be written by {@link Completions}.
+ * What happened to one claimed row, waiting to be written by the {@link OutcomeWriter}.
  *
  * @param row the row
  * @param kind what to write

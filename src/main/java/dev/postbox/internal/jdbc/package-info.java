@@ -1,5 +1,6 @@
 /**
- * Tiny JDBC helpers: run a statement, map rows, run a short transaction, wrap SQLException once.
+ * Tiny JDBC helpers: work on a borrowed connection in auto-commit or a short transaction, retries
+ * of transient errors, a statement cache, statement text; the one place SQLException is wrapped.
  * Knows no domain.
  */
 package dev.postbox.internal.jdbc;
