@@ -273,7 +273,6 @@ public abstract class JobContextContractTest extends DatabaseTest {
     assertTrue(refused.getMessage().contains("due_at"), refused.getMessage());
 
     db.runScript(db.sqlFolder().resolve("upgrade-3-to-4.sql"));
-    db.runScript(db.sqlFolder().resolve("upgrade-4-to-5.sql"));
     started(dispatcher(Duration.ofMillis(10), JobHandler.of("upgraded", seen::add)));
     Await.until(WAIT, "the job enqueued before the upgrade", () -> count("state = 1") == 1);
     assertEquals(1, seen.size());

@@ -231,7 +231,7 @@ class PostgresVacuumTest extends DatabaseTest {
             s.execute(
                 "GRANT SELECT, INSERT, UPDATE, DELETE ON "
                     + String.join(", ", TestDatabase.TABLES)
-                    + " TO "
+                    + ", postbox_outbox_dispatchers TO "
                     + NOT_OWNER);
             s.execute("GRANT USAGE ON ALL SEQUENCES IN SCHEMA public TO " + NOT_OWNER);
           }
