@@ -144,10 +144,7 @@ public final class Dispatcher implements AutoCloseable {
                   lane::wakeUp,
                   config.instanceId());
           Startup.checkColumns(
-              config.dataSource(),
-              database,
-              schedules.table(),
-              "name, schedule, payload, next_tick, last_tick, last_run, updated_at");
+              config.dataSource(), database, schedules.table(), RecurringSql.CHECKED_COLUMNS);
         }
       }
       Periodic cleaner = config.inbox() == null ? null : inboxCleaner(database);
@@ -216,16 +213,21 @@ public final class Dispatcher implements AutoCloseable {
       Deliverer<T> deliverer,
       BatchDeliverer<T> batchDeliverer,
       TimeLimit<T> limit) {
-    String columns = Startup.QUEUE_COLUMNS + ", " + table.itemColumns();
-    if (!table.checkedColumns().isEmpty()) {
-      columns += ", " + table.checkedColumns();
-    }
-    Startup.checkColumns(config.dataSource(), database, table.name(), columns);
+    Startup.checkColumns(config.dataSource(), database, table.name(), checkedColumns(table));
     if (table.keyOrder() != null) {
       Startup.checkKeysTable(config.dataSource(), database, table.name());
     }
     return new Lane<>(
         config.dataSource(), dialect, table, settings, deliverer, batchDeliverer, limit);
+  }
+
+  /** The columns of a lane's {@code table} its start checks. */
+  static String checkedColumns(QueueTable<?> table) {
+    String columns = Startup.QUEUE_COLUMNS + ", " + table.itemColumns();
+    if (!table.checkedColumns().isEmpty()) {
+      columns += ", " + table.checkedColumns();
+    }
+    return columns;
   }
 
   /** This dispatcher's entry in the outbox's registration table, checked to exist. */
@@ -234,7 +236,7 @@ public final class Dispatcher implements AutoCloseable {
         config.dataSource(),
         database,
         OrderingRegistration.table(config.outbox().table()),
-        "instance_id, settings, started_at, seen_at");
+        OrderingRegistration.COLUMNS);
     return new OrderingRegistration(
         config.dataSource(), dialect, config.outbox(), config.instanceId(), config.lease());
   }

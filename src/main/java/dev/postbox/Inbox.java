@@ -18,7 +18,7 @@ import java.util.List;
  */
 public final class Inbox {
   private final Duration retention;
-  private final TableWriter writer;
+  final TableWriter writer;
 
   private Inbox(Builder b) {
     this.retention = b.retention;

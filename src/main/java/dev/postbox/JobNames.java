@@ -40,22 +40,7 @@ final class JobNames {
   static List<JobNameStats> stats(Connection c, DialectChoice dialects, String table) {
     try {
       Dialect d = dialects.of(c);
-      String now = d.now();
-      String sql =
-          "SELECT name, COUNT(*) AS pending,"
-              + " SUM(CASE WHEN available_at <= "
-              + now
-              + " THEN 1 ELSE 0 END) AS due,"
-              + " SUM(CASE WHEN available_at > "
-              + now
-              + " AND leased_by IS NOT NULL THEN 1 ELSE 0 END) AS leased,"
-              + " MIN(CASE WHEN available_at <= "
-              + now
-              + " THEN available_at END) AS oldest_due"
-              + " FROM "
-              + table
-              + " WHERE state = 0 GROUP BY name ORDER BY name";
-      try (PreparedStatement ps = c.prepareStatement(sql);
+      try (PreparedStatement ps = c.prepareStatement(countsByName(d, table));
           ResultSet rs = ps.executeQuery()) {
         List<JobNameStats> stats = new ArrayList<>();
         while (rs.next()) {
@@ -72,6 +57,26 @@ final class JobNames {
     } catch (SQLException e) {
       throw Jdbc.wrap("reading the job counts per name of " + table, e);
     }
+  }
+
+  /**
+   * {@link #stats}' statement: per name, pending, due and leased jobs, the oldest due. No params.
+   */
+  static String countsByName(Dialect d, String table) {
+    String now = d.now();
+    return "SELECT name, COUNT(*) AS pending,"
+        + " SUM(CASE WHEN available_at <= "
+        + now
+        + " THEN 1 ELSE 0 END) AS due,"
+        + " SUM(CASE WHEN available_at > "
+        + now
+        + " AND leased_by IS NOT NULL THEN 1 ELSE 0 END) AS leased,"
+        + " MIN(CASE WHEN available_at <= "
+        + now
+        + " THEN available_at END) AS oldest_due"
+        + " FROM "
+        + table
+        + " WHERE state = 0 GROUP BY name ORDER BY name";
   }
 
   /**

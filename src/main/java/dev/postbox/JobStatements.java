@@ -19,9 +19,9 @@ final class JobStatements {
   // a lease (leased_by) until its outcome is written, and is never cancelled
   private static final String NOT_STARTED = " AND state IN (0, 2) AND leased_by IS NULL";
 
-  private final String byKey;
-  private final String cancelById;
-  private final String cancelByKey;
+  final String byKey;
+  final String cancelById;
+  final String cancelByKey;
 
   JobStatements(String table) {
     // Params: the key, twice. A started job keeps its key in running_key, a job not started yet in

@@ -29,7 +29,7 @@ public final class Jobs {
   private final Duration timeout; // null: none
   private final boolean notify;
   private final QueueTable<JobContext> queueTable;
-  private final TableWriter writer;
+  final TableWriter writer;
   private final QueueAdmin admin;
   private final JobStatements statements;
 

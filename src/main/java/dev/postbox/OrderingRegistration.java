@@ -28,6 +28,9 @@ import org.slf4j.LoggerFactory;
 final class OrderingRegistration {
   private static final Logger log = LoggerFactory.getLogger(OrderingRegistration.class);
 
+  /** The registration table's columns a dispatcher's start checks. */
+  static final String COLUMNS = "instance_id, settings, started_at, seen_at";
+
   private final DataSource dataSource;
   private final Dialect dialect;
   private final String outboxTable;
@@ -116,16 +119,48 @@ final class OrderingRegistration {
     return interrupted;
   }
 
+  /**
+   * Deletes this instance's old entry and those not seen for two leases. Params: instance id, -2
+   * leases in millis.
+   */
+  static String forgetSql(Dialect d, String table) {
+    return "DELETE FROM " + table + " WHERE instance_id = ? OR seen_at < " + d.nowPlusMillis();
+  }
+
+  /** The entries seen within a lease. Params: -lease millis. */
+  static String liveSql(Dialect d, String table) {
+    return "SELECT instance_id, settings, started_at FROM "
+        + table
+        + " WHERE seen_at >= "
+        + d.nowPlusMillis();
+  }
+
+  /** Params: instance id, settings. */
+  static String insertSql(Dialect d, String table) {
+    return "INSERT INTO "
+        + table
+        + " (instance_id, settings, started_at, seen_at) VALUES (?, ?, "
+        + d.now()
+        + ", "
+        + d.now()
+        + ")";
+  }
+
+  /** Params: instance id. */
+  static String seenSql(Dialect d, String table) {
+    return "UPDATE " + table + " SET seen_at = " + d.now() + " WHERE instance_id = ?";
+  }
+
+  /** Params: instance id. */
+  static String deleteSql(String table) {
+    return "DELETE FROM " + table + " WHERE instance_id = ?";
+  }
+
   private record Conflict(String instanceId, String settings, Instant startedAt) {}
 
   /** Forgets dead entries and this instance's old one, inserts its own, and finds a conflict. */
   private Conflict insertAndCheck(Connection c) throws SQLException {
-    try (PreparedStatement ps =
-        c.prepareStatement(
-            "DELETE FROM "
-                + table
-                + " WHERE instance_id = ? OR seen_at < "
-                + dialect.nowPlusMillis())) {
+    try (PreparedStatement ps = c.prepareStatement(forgetSql(dialect, table))) {
       ps.setString(1, instanceId);
       ps.setLong(2, -2 * lease.toMillis());
       ps.executeUpdate();
@@ -133,12 +168,7 @@ final class OrderingRegistration {
     insert(c);
     Instant mine = null;
     Conflict earliest = null;
-    try (PreparedStatement ps =
-        c.prepareStatement(
-            "SELECT instance_id, settings, started_at FROM "
-                + table
-                + " WHERE seen_at >= "
-                + dialect.nowPlusMillis())) {
+    try (PreparedStatement ps = c.prepareStatement(liveSql(dialect, table))) {
       ps.setLong(1, -lease.toMillis());
       try (ResultSet rs = ps.executeQuery()) {
         while (rs.next()) {
@@ -169,15 +199,7 @@ final class OrderingRegistration {
   }
 
   private void insert(Connection c) throws SQLException {
-    try (PreparedStatement ps =
-        c.prepareStatement(
-            "INSERT INTO "
-                + table
-                + " (instance_id, settings, started_at, seen_at) VALUES (?, ?, "
-                + dialect.now()
-                + ", "
-                + dialect.now()
-                + ")")) {
+    try (PreparedStatement ps = c.prepareStatement(insertSql(dialect, table))) {
       ps.setString(1, instanceId);
       ps.setString(2, settings);
       ps.executeUpdate();
@@ -190,13 +212,7 @@ final class OrderingRegistration {
       Jdbc.autoCommit(
           dataSource,
           c -> {
-            try (PreparedStatement ps =
-                c.prepareStatement(
-                    "UPDATE "
-                        + table
-                        + " SET seen_at = "
-                        + dialect.now()
-                        + " WHERE instance_id = ?")) {
+            try (PreparedStatement ps = c.prepareStatement(seenSql(dialect, table))) {
               ps.setString(1, instanceId);
               if (ps.executeUpdate() == 0) {
                 log.warn(
@@ -214,8 +230,7 @@ final class OrderingRegistration {
   }
 
   private Void delete(Connection c) throws SQLException {
-    try (PreparedStatement ps =
-        c.prepareStatement("DELETE FROM " + table + " WHERE instance_id = ?")) {
+    try (PreparedStatement ps = c.prepareStatement(deleteSql(table))) {
       ps.setString(1, instanceId);
       ps.executeUpdate();
     }

@@ -30,7 +30,7 @@ public final class Outbox {
   private final Supplier<Map<String, String>> headerSupplier;
   private final boolean notify;
   private final QueueTable<Envelope> queueTable;
-  private final TableWriter writer;
+  final TableWriter writer;
   private final QueueAdmin admin;
   private final boolean orderedByKey;
   private final OrderedParking onParked;

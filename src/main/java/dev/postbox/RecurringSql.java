@@ -18,6 +18,13 @@ import javax.sql.DataSource;
  * {@code BEGIN IMMEDIATE}; and how they are bound. Immutable.
  */
 final class RecurringSql {
+  /** SQLite: begins a step's transaction holding the one write lock ({@link #write}). */
+  static final String BEGIN_WRITE = "BEGIN IMMEDIATE";
+
+  /** The schedules table's columns a dispatcher's start checks. */
+  static final String CHECKED_COLUMNS =
+      "name, schedule, payload, next_tick, last_tick, last_run, updated_at";
+
   final Dialect dialect;
   final String table;
 
@@ -162,7 +169,7 @@ final class RecurringSql {
   /** Runs {@code work} in a transaction that holds SQLite's one write lock from its start. */
   <T> T write(DataSource ds, SqlFunction<Connection, T> work) throws SQLException {
     return dialect.oneWriter()
-        ? Jdbc.inTransactionBegunBy(ds, "BEGIN IMMEDIATE", work)
+        ? Jdbc.inTransactionBegunBy(ds, BEGIN_WRITE, work)
         : Jdbc.inTransaction(ds, work);
   }
 }

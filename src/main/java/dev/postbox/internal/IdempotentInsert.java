@@ -35,7 +35,7 @@ final class IdempotentInsert {
       new AtomicReferenceArray<>(Database.values().length * 2 * (CACHED_ROWS + 2));
 
   /** One statement; {@code countAsRow}: it returns the inserted count as a row (insert+notify). */
-  private record Insert(String sql, boolean countAsRow) {}
+  record Insert(String sql, boolean countAsRow) {}
 
   private static final Insert NONE = new Insert(null, false);
 
@@ -110,7 +110,7 @@ final class IdempotentInsert {
     return rows <= CHUNK;
   }
 
-  private Insert locked(Dialect d, int rows, boolean skipping, String lockCte) {
+  Insert locked(Dialect d, int rows, boolean skipping, String lockCte) {
     String tuple = valueTuple.apply(d);
     StringBuilder values = new StringBuilder(rows * (tuple.length() + 2));
     for (int i = 0; i < rows; i++) {
@@ -165,7 +165,7 @@ final class IdempotentInsert {
   }
 
   /** The statement for {@code rows} rows; its sql is null if the dialect has no skipping form. */
-  private Insert statement(Dialect d, int rows, boolean skipping) {
+  Insert statement(Dialect d, int rows, boolean skipping) {
     int slot = rows <= CACHED_ROWS ? rows : rows == CHUNK ? CACHED_ROWS + 1 : -1;
     int index = ((d.database().ordinal() * 2) + (skipping ? 1 : 0)) * (CACHED_ROWS + 2) + slot;
     Insert cached = slot < 0 ? null : statements.get(index);

@@ -111,20 +111,12 @@ final class KeyLocks {
     switch (d.database()) {
       case POSTGRESQL -> {
         if (sorted.size() > MOST_KEYS_ONE_BY_ONE) {
-          // every stripe, in stripe order: every stripe comes before every key in the one order
-          try (PreparedStatement ps =
-              c.prepareStatement(
-                  "SELECT pg_advisory_xact_lock("
-                      + seed
-                      + ", s) FROM generate_series(0, "
-                      + (STRIPES - 1)
-                      + ") AS postbox$stripes(s) ORDER BY s")) {
+          try (PreparedStatement ps = c.prepareStatement(postgresEveryStripe())) {
             ps.execute();
           }
           return;
         }
-        try (PreparedStatement ps =
-            c.prepareStatement("WITH " + stripeCte + " " + postgresKeyLocks(sorted.size()))) {
+        try (PreparedStatement ps = c.prepareStatement(postgresKeysAlone(sorted.size()))) {
           bindPostgres(c, ps, 1, sorted);
           ps.execute();
         }
@@ -144,6 +136,26 @@ final class KeyLocks {
       }
       case SQLITE -> {}
     }
+  }
+
+  /**
+   * PostgreSQL: locks every stripe of the table, in stripe order: every stripe comes before every
+   * key in the one order. No params.
+   */
+  String postgresEveryStripe() {
+    return "SELECT pg_advisory_xact_lock("
+        + seed
+        + ", s) FROM generate_series(0, "
+        + (STRIPES - 1)
+        + ") AS postbox$stripes(s) ORDER BY s";
+  }
+
+  /**
+   * PostgreSQL: locks {@code n} keys in a statement of its own, for an add that does not fit one
+   * INSERT. Params: the key, or the keys as a text array ({@link #bindPostgres}).
+   */
+  String postgresKeysAlone(int n) {
+    return "WITH " + stripeCte + " " + postgresKeyLocks(n);
   }
 
   /**
@@ -167,7 +179,7 @@ final class KeyLocks {
   }
 
   /** MySQL, H2: the statement that locks {@code n} keys' rows of the keys table. */
-  private String rowLocks(Dialect d, int n) {
+  String rowLocks(Dialect d, int n) {
     return d.database() == Database.MYSQL
         ? "INSERT INTO "
             + keysTable

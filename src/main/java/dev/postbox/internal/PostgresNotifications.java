@@ -43,6 +43,14 @@ public final class PostgresNotifications {
   /** PostgreSQL channel names are identifiers: at most 63 bytes. */
   public static final int MAX_CHANNEL = 63;
 
+  /** Stops every LISTEN of the connection. */
+  static final String UNLISTEN = "UNLISTEN *";
+
+  /** The LISTEN on {@code channel}. */
+  static String listen(String channel) {
+    return "LISTEN \"" + channel + "\"";
+  }
+
   /** The channel a table's adds notify: its name as configured. */
   public static String channel(String table) {
     return table;
@@ -95,7 +103,7 @@ public final class PostgresNotifications {
     }
     try (Statement s = c.createStatement()) {
       for (String channel : wakeUpByChannel.keySet()) {
-        s.execute("LISTEN \"" + channel + "\"");
+        s.execute(listen(channel));
       }
     }
     Class<?> pgConnection =
@@ -123,7 +131,7 @@ public final class PostgresNotifications {
 
   private static void unlisten(Connection c) {
     try (Statement s = c.createStatement()) {
-      s.execute("UNLISTEN *");
+      s.execute(UNLISTEN);
     } catch (SQLException ignored) {
       // a broken connection listens to nothing; the pool discards it
     }

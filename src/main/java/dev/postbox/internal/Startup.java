@@ -20,6 +20,9 @@ public final class Startup {
   public static final String QUEUE_COLUMNS =
       "id, state, attempts, claims, available_at, leased_by, last_error, created_at";
 
+  /** The columns of the keys table ({@link KeyLocks}) a start checks. */
+  static final String KEYS_TABLE_COLUMNS = "msg_key";
+
   private Startup() {}
 
   /** {@code forced}, or the database {@code dataSource}'s metadata names; logged at INFO. */
@@ -54,7 +57,7 @@ public final class Startup {
           dataSource,
           c -> {
             try (Statement s = c.createStatement()) {
-              s.executeQuery("SELECT " + columns + " FROM " + table + " WHERE 1 = 0").close();
+              s.executeQuery(columnsCheck(table, columns)).close();
             }
             return null;
           });
@@ -76,6 +79,11 @@ public final class Startup {
     }
   }
 
+  /** The statement that fails unless {@code table} has {@code columns}; it reads no row. */
+  static String columnsCheck(String table, String columns) {
+    return "SELECT " + columns + " FROM " + table + " WHERE 1 = 0";
+  }
+
   /**
    * Checks that an outbox {@code table} ordered by key has what its adds lock keys with: on MySQL,
    * MariaDB and H2 the table {@code <table>_keys} ({@link KeyLocks}).
@@ -84,7 +92,7 @@ public final class Startup {
    */
   public static void checkKeysTable(DataSource dataSource, Database database, String table) {
     if (database == Database.MYSQL || database == Database.H2) {
-      checkColumns(dataSource, database, KeyLocks.keysTable(table), "msg_key");
+      checkColumns(dataSource, database, KeyLocks.keysTable(table), KEYS_TABLE_COLUMNS);
     }
   }
 }

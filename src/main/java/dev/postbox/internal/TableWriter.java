@@ -21,10 +21,10 @@ public final class TableWriter {
   private final String table;
   private final boolean allowAutoCommit;
   private final String autoCommitRefusal;
-  private final IdempotentInsert insert;
+  final IdempotentInsert insert;
   private final DialectChoice dialects;
   private final int keyIndex;
-  private final KeyLocks keyLocks;
+  final KeyLocks keyLocks; // null unless the writer locks keys
 
   /**
    * @param columns the inserted columns, comma-separated

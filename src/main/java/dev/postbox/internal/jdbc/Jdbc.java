@@ -10,6 +10,12 @@ import javax.sql.DataSource;
  * Work on connections borrowed from a {@link DataSource}; the one place SQLException is wrapped.
  */
 public final class Jdbc {
+  /** The statement that ends a transaction begun by a statement ({@link #inTransactionBegunBy}). */
+  public static final String COMMIT = "COMMIT";
+
+  /** The statement that undoes such a transaction. */
+  public static final String ROLLBACK = "ROLLBACK";
+
   private Jdbc() {}
 
   /** Runs {@code work} on a connection from {@code dataSource} in auto-commit mode. */
@@ -65,11 +71,11 @@ public final class Jdbc {
       s.execute(begin);
       try {
         T result = work.apply(c);
-        s.execute("COMMIT");
+        s.execute(COMMIT);
         return result;
       } catch (Throwable e) {
         try {
-          s.execute("ROLLBACK");
+          s.execute(ROLLBACK);
         } catch (SQLException rollbackFailure) {
           e.addSuppressed(rollbackFailure);
         }

@@ -1,5 +1,6 @@
 package dev.postbox.internal.sql;
 
+import dev.postbox.internal.jdbc.Jdbc;
 import dev.postbox.internal.jdbc.SqlText;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
@@ -74,13 +75,13 @@ final class PipelinedClaim extends LockByIdClaim {
         if (!runs.isEmpty()) {
           s.addBatch(inlined(sql.leaseRun(runs.size()), leaseMillis, runs));
         }
-        s.addBatch("COMMIT");
+        s.addBatch(Jdbc.COMMIT);
         committing = true; // the COMMIT runs even if the UPDATE before it fails
         s.executeBatch();
         return ClaimReport.searched(searchedAll);
       } catch (Throwable e) { // even an Error must not commit or leave a transaction open
         try {
-          s.execute("ROLLBACK");
+          s.execute(Jdbc.ROLLBACK);
         } catch (SQLException rollbackFailure) {
           e.addSuppressed(rollbackFailure);
         }
@@ -93,7 +94,7 @@ final class PipelinedClaim extends LockByIdClaim {
   }
 
   /** {@code statement} whose parameters (leased_by, a number, then {@code ids}) are written in. */
-  private String inlined(String statement, long number, List<Long> ids) {
+  String inlined(String statement, long number, List<Long> ids) {
     List<String> values = new ArrayList<>(ids.size() + 2);
     values.add(ownerLiteral);
     values.add(Long.toString(number));

@@ -38,11 +38,11 @@ public final class QueueSql {
   private final String leaseRun;
   private final String delete;
   private final String done;
-  private final String fail;
-  private final String park;
-  private final String parkedAt;
-  private final String release;
-  private final String releaseTo;
+  final String fail;
+  final String park;
+  final String parkedAt;
+  final String release;
+  final String releaseTo;
   private final String extend;
   final String cleanup;
   private final String vacuum;
@@ -422,10 +422,15 @@ public final class QueueSql {
     }
   }
 
+  /** {@link QueueSqlHome#extend} of {@code n} rows. */
+  String extend(int n) {
+    return ids(extend, n);
+  }
+
   /** {@link QueueSqlHome#extend}: renews the leases of {@code ids} still held by {@code owner}. */
   public void extend(Connection c, long leaseMillis, String owner, List<Long> ids)
       throws SQLException {
-    try (PreparedStatement ps = c.prepareStatement(ids(extend, ids.size()))) {
+    try (PreparedStatement ps = c.prepareStatement(extend(ids.size()))) {
       ps.setLong(1, leaseMillis);
       ps.setString(2, owner);
       bindIds(ps, 3, ids);

@@ -1,5 +1,6 @@
 package dev.postbox.internal.sql;
 
+import dev.postbox.internal.jdbc.Jdbc;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -81,11 +82,11 @@ final class WriteLockedClaim implements ClaimStrategy {
           }
         }
         committing = true;
-        s.execute("COMMIT");
+        s.execute(Jdbc.COMMIT);
         return ClaimReport.searched(searchedAll);
       } catch (Throwable e) { // even an Error must not commit or leave a transaction open
         try {
-          s.execute("ROLLBACK");
+          s.execute(Jdbc.ROLLBACK);
         } catch (SQLException rollbackFailure) {
           e.addSuppressed(rollbackFailure);
         }

@@ -1,0 +1,2 @@
+-- params: the 3 keys, sorted
+MERGE INTO postbox_outbox_keys (msg_key) KEY (msg_key) VALUES (?), (?), (?)

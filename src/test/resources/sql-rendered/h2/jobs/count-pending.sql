@@ -1,0 +1,2 @@
+-- params: none
+SELECT COUNT(*) FROM postbox_jobs WHERE state = 0

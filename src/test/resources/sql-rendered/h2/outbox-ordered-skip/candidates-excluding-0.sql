@@ -1,0 +1,4 @@
+-- params: none
+SELECT id, msg_key AS claim_key FROM postbox_outbox
+WHERE state = 0 AND available_at <= CURRENT_TIMESTAMP(6)
+ORDER BY state, available_at, id LIMIT 1000

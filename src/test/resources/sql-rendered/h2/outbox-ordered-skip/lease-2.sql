@@ -1,0 +1,5 @@
+-- params: leased_by, lease millis, the 2 ids
+UPDATE postbox_outbox
+SET leased_by = ?, attempts = attempts + 1, claims = claims + 1,
+  available_at = DATEADD(MILLISECOND, CAST(? AS BIGINT), CURRENT_TIMESTAMP(6))
+WHERE id IN (?, ?)

@@ -1,0 +1,6 @@
+-- params: the limit
+SELECT id, event_id AS ref, topic AS topic, msg_key AS listed_key, attempts, last_error,
+  available_at, created_at,
+  CASE WHEN leased_by IS NOT NULL AND available_at > CURRENT_TIMESTAMP(6) THEN 1 ELSE 0 END AS leased
+FROM postbox_outbox WHERE state = 0 AND attempts > 0 AND last_error IS NOT NULL
+ORDER BY available_at, id LIMIT ?

@@ -1,0 +1,2 @@
+-- params: name, schedule, payload, next tick
+INSERT INTO postbox_jobs_schedules (name, schedule, payload, next_tick, updated_at) VALUES (?, ?, ?, ?, CURRENT_TIMESTAMP(6))

@@ -1,0 +1,2 @@
+-- params: a job id
+SELECT state, available_at FROM postbox_jobs WHERE id = ?

@@ -1,0 +1,2 @@
+-- params: leased_by, claims, the 2 ids (the last one repeated up to the count)
+DELETE FROM postbox_jobs WHERE leased_by = ? AND claims = ? AND id IN (?, ?)

@@ -1,0 +1,3 @@
+-- params: how many
+SELECT id FROM postbox_outbox WHERE msg_key IS NULL AND state = 0 AND available_at <= UTC_TIMESTAMP(6)
+ORDER BY available_at, id LIMIT ?

@@ -1,0 +1,5 @@
+-- params: leased_by, lease millis, the 1 ids
+UPDATE postbox_outbox
+SET leased_by = ?, attempts = attempts + 1, claims = claims + 1,
+  available_at = TIMESTAMPADD(MICROSECOND, ? * 1000, UTC_TIMESTAMP(6))
+WHERE id IN (?)

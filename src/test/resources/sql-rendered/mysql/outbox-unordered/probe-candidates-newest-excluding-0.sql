@@ -1,0 +1,4 @@
+-- params: the limit
+SELECT id FROM postbox_outbox
+WHERE state = 0 AND available_at <= UTC_TIMESTAMP(6)
+ORDER BY id DESC LIMIT ?

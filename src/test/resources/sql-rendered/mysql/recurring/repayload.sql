@@ -1,0 +1,2 @@
+-- params: payload, name
+UPDATE postbox_jobs_schedules SET payload = ?, updated_at = UTC_TIMESTAMP(6) WHERE name = ?

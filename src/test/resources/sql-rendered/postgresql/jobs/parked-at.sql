@@ -1,0 +1,2 @@
+-- params: id, claims
+SELECT COUNT(*) FROM postbox_jobs WHERE id = ? AND claims = ? AND state = 2

@@ -1,0 +1,2 @@
+-- params: none
+SELECT COUNT(*) FROM postbox_outbox WHERE state = 0

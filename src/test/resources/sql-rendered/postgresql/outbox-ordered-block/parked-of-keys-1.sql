@@ -1,0 +1,2 @@
+-- params: the 1 keys
+SELECT msg_key, MIN(id) FROM postbox_outbox WHERE msg_key IN (?) AND state = 2 GROUP BY msg_key

@@ -1,0 +1,2 @@
+-- params: none
+VACUUM (ANALYZE) postbox_outbox

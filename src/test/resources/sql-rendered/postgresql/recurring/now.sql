@@ -1,0 +1,2 @@
+-- params: none
+SELECT statement_timestamp() AS db_now

@@ -1,0 +1,2 @@
+-- params: the id
+DELETE FROM postbox_jobs WHERE id = ? AND state IN (0, 2) AND leased_by IS NULL

@@ -1,0 +1,2 @@
+-- params: none
+COMMIT

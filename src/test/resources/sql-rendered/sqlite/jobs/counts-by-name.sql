@@ -1,0 +1,2 @@
+-- params: none
+SELECT name, COUNT(*) AS pending, SUM(CASE WHEN available_at <= CAST((julianday('now') - 2440587.5) * 86400000.0 + 0.5 AS INTEGER) THEN 1 ELSE 0 END) AS due, SUM(CASE WHEN available_at > CAST((julianday('now') - 2440587.5) * 86400000.0 + 0.5 AS INTEGER) AND leased_by IS NOT NULL THEN 1 ELSE 0 END) AS leased, MIN(CASE WHEN available_at <= CAST((julianday('now') - 2440587.5) * 86400000.0 + 0.5 AS INTEGER) THEN available_at END) AS oldest_due FROM postbox_jobs WHERE state = 0 GROUP BY name ORDER BY name

@@ -1,0 +1,2 @@
+-- params: none
+BEGIN IMMEDIATE

@@ -1,0 +1,8 @@
+-- params: leased_by, lease millis, the 2 excluded ids, the limit
+UPDATE postbox_outbox
+SET leased_by = ?, attempts = attempts + 1, claims = claims + 1,
+  available_at = (CAST((julianday('now') - 2440587.5) * 86400000.0 + 0.5 AS INTEGER) + ?)
+WHERE id IN (
+  SELECT id FROM postbox_outbox WHERE state = 0 AND available_at <= CAST((julianday('now') - 2440587.5) * 86400000.0 + 0.5 AS INTEGER) AND attempts = 0 AND id NOT IN (?, ?)
+  ORDER BY available_at, id LIMIT ?)
+RETURNING id, attempts, claims, last_error IS NOT NULL AS failed_before, created_at, event_id, topic, msg_key, payload, headers
