@@ -18,13 +18,18 @@ import java.util.concurrent.locks.ReentrantLock;
  * nothing is counted twice or lost.
  */
 final class QueueState {
+  /** How long a producer waits for a batch of free places before it asks for a single one. */
+  private static final long LAZY_WAIT_NANOS = 200_000;
+
   private final int capacity;
+  private final int wakeBatch; // free places that wake every producer waiting for room
   private final ReentrantLock lock = new ReentrantLock();
   private final Condition notFull = lock.newCondition();
   private final Condition changed = lock.newCondition(); // for close(): a task ended
   private final ArrayDeque<QueuedTask> line = new ArrayDeque<>();
   private final Set<QueuedTask> running = new HashSet<>();
   private boolean closed;
+  private int hurried; // producers waiting to be woken by a single free place
   private int stopping; // tasks given up on by close() whose threads have not ended yet
   private long submitted;
   private long completed;
@@ -33,22 +38,33 @@ final class QueueState {
 
   QueueState(int capacity) {
     this.capacity = capacity;
+    this.wakeBatch = Math.max(1, Math.min(256, capacity / 4));
   }
 
   /**
    * Adds a task to the line, waiting up to {@code nanos} ({@code Long.MAX_VALUE}: for ever) while
    * it is full.
+   *
+   * <p>A full, busy queue frees a place every few microseconds, and waking a producer costs more
+   * than that. So a producer first waits to be woken by {@code wakeBatch} free places, for at most
+   * {@link #LAZY_WAIT_NANOS}; if the line is still full then, it asks to be woken by the next one.
    */
   TaskQueue.Put add(QueuedTask task, long nanos) throws InterruptedException {
     lock.lock();
     try {
-      while (!closed && line.size() == capacity) {
-        if (nanos == Long.MAX_VALUE) {
-          notFull.await();
-        } else if (nanos > 0) {
-          nanos = notFull.awaitNanos(nanos);
-        } else {
+      for (boolean lazy = true; !closed && line.size() == capacity; lazy = false) {
+        if (nanos <= 0) {
           return TaskQueue.Put.FULL;
+        } else if (lazy) {
+          long wait = Math.min(nanos, LAZY_WAIT_NANOS);
+          nanos -= wait - notFull.awaitNanos(wait);
+        } else {
+          hurried++;
+          try {
+            nanos = notFull.awaitNanos(nanos); // Long.MAX_VALUE: 292 years, for ever
+          } finally {
+            hurried--;
+          }
         }
       }
       if (closed) {
@@ -64,29 +80,24 @@ final class QueueState {
 
   /**
    * Moves the head of the line to the running tasks if one of {@code permits} is free, taking it;
-   * null if the line is empty or no permit is free. Under the lock, so that a permit given back
-   * after a producer found none free finds the producer's task here.
+   * null if the line is empty or no permit is free.
    */
   QueuedTask next(Semaphore permits) {
     lock.lock();
     try {
-      if (line.isEmpty() || !permits.tryAcquire()) {
-        return null;
-      }
-      QueuedTask task = line.poll();
-      running.add(task);
-      notFull.signal();
-      return task;
+      return line.isEmpty() || !permits.tryAcquire() ? null : takeHead();
     } finally {
       lock.unlock();
     }
   }
 
   /**
-   * Counts a task whose thread ends as completed or failed, unless {@code close()} gave up on it
-   * and counted it as discarded: then its outcome is ignored.
+   * Counts a task whose thread ends as completed or failed (unless {@code close()} gave up on it
+   * and counted it as discarded: then its outcome is ignored), then hands its permit to the head of
+   * the line and returns that task, now running; or, if the line is empty, gives the permit back to
+   * {@code permits} and returns null.
    */
-  void ended(QueuedTask task, Throwable failure) {
+  QueuedTask ended(QueuedTask task, Throwable failure, Semaphore permits) {
     lock.lock();
     try {
       if (!running.remove(task)) {
@@ -99,9 +110,25 @@ final class QueueState {
       if (closed) {
         changed.signalAll();
       }
+      if (line.isEmpty()) {
+        permits.release(); // under the lock: a producer adding a task next sees the permit free
+        return null;
+      }
+      return takeHead();
     } finally {
       lock.unlock();
     }
+  }
+
+  private QueuedTask takeHead() {
+    QueuedTask task = line.poll();
+    running.add(task);
+    if (line.size() <= capacity - wakeBatch) {
+      notFull.signalAll();
+    } else if (hurried > 0) {
+      notFull.signal();
+    }
+    return task;
   }
 
   /** Refuses tasks from now on and wakes the producers waiting for room; false if it was. */

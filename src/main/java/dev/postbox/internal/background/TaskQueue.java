@@ -65,7 +65,8 @@ public final class TaskQueue {
    */
   public Put put(Callable<?> task, long nanos) throws InterruptedException {
     Put put = state.add(new QueuedTask(this, task, MDC.getCopyOfContextMap()), nanos);
-    if (put == Put.ACCEPTED) {
+    // Without a free permit, the next task to end hands its permit on: no need to take the lock.
+    if (put == Put.ACCEPTED && permits.availablePermits() > 0) {
       startWhilePermitsFree();
     }
     return put;
@@ -113,12 +114,16 @@ public final class TaskQueue {
   private void startWhilePermitsFree() {
     QueuedTask task;
     while ((task = state.next(permits)) != null) {
-      Thread thread = taskThreads.newThread(task);
-      // The factory gives the system class loader (no inheritance); a normal thread would get the
-      // one of the thread that built the queue, which matters in app servers.
-      thread.setContextClassLoader(contextClassLoader);
-      task.start(thread);
+      start(task);
     }
+  }
+
+  private void start(QueuedTask task) {
+    Thread thread = taskThreads.newThread(task);
+    // The factory gives the system class loader (no inheritance); a normal thread would get the one
+    // of the thread that built the queue, which matters in app servers.
+    thread.setContextClassLoader(contextClassLoader);
+    task.start(thread);
   }
 
   /** Logs a task's failure, at WARN (ERROR for an {@link Error}). */
@@ -130,10 +135,11 @@ public final class TaskQueue {
     }
   }
 
-  /** Counts a task whose thread ends, gives its permit back and starts the next tasks. */
+  /** Counts a task whose thread ends and starts the task its permit goes to, if any. */
   void ended(QueuedTask task, Throwable failure) {
-    state.ended(task, failure);
-    permits.release();
-    startWhilePermitsFree();
+    QueuedTask next = state.ended(task, failure, permits);
+    if (next != null) {
+      start(next);
+    }
   }
 }
