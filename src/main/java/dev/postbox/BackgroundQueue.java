@@ -53,9 +53,9 @@ public final class BackgroundQueue implements AutoCloseable {
    * Adds a task, waiting while {@code capacity} tasks already wait (backpressure).
    *
    * <p>Safe to call from any thread; the caller's MDC is captured now and set inside the task. A
-   * waiting caller resumes once a quarter of the capacity (at most 256 places) is free, or 0.2 ms
-   * after it began to wait as soon as one place is: waking it for each place would cost a busy
-   * queue more than its tasks.
+   * waiting caller resumes once a quarter of the capacity (at most 256 places) is free, and at most
+   * 0.2 ms after the first place frees: waking it for each place would cost a busy queue more than
+   * its tasks.
    *
    * @param task the task to run
    * @throws PostboxException if the queue is closed (also when it closes while the caller waits),
