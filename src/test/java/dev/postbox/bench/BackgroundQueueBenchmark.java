@@ -2,6 +2,7 @@ package dev.postbox.bench;
 
 import dev.postbox.BackgroundQueue;
 import dev.postbox.BackgroundTask;
+import dev.postbox.bench.lockfree.LockFreeBackgroundQueue;
 import java.lang.reflect.Method;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -9,17 +10,14 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Semaphore;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.LongAdder;
-import java.util.function.Function;
-import java.util.function.Supplier;
 
 /**
- * Compares {@link BackgroundQueue} with a hand-written virtual-thread executor plus semaphores, in
- * one process and interleaved, and prints a Markdown table.
+ * Compares {@link BackgroundQueue} with the lock-free design it replaced ({@link
+ * LockFreeBackgroundQueue}, kept in test scope as the baseline), in one process and interleaved,
+ * and prints a Markdown table: tasks/s and this process's CPU per task for tasks of 0 µs, 50 µs and
+ * 1 ms, sleeping and busy, then heap and throughput under a flood.
  *
  * <p>Single-threaded driver; not part of {@code mvn test}. Sizes come from system properties
  * ({@code bench.full=true} for the full run, or {@code bench.<field>} per field of {@link Config})
@@ -27,12 +25,14 @@ import java.util.function.Supplier;
  */
 public final class BackgroundQueueBenchmark {
 
-  /** What to run; {@link #full()} is the published run, {@link #smoke()} a seconds-long check. */
+  /**
+   * What to run; {@link #full()} is the published run, {@link #smoke()} a seconds-long check.
+   * {@code scale} multiplies every row's task count; {@code manyWorkers} is the worker count of the
+   * extra rows of sleeping tasks (the tasks of every other row run on the default 4).
+   */
   public record Config(
-      int trivialTasks,
-      int trivialWorkers,
-      int sleepTasks,
-      int sleepWorkers,
+      double scale,
+      int manyWorkers,
       int capacity,
       int rounds,
       int floodProducers,
@@ -40,21 +40,19 @@ public final class BackgroundQueueBenchmark {
       Duration flood) {
 
     public static Config full() {
-      return new Config(1_000_000, 4, 100_000, 100, 1000, 5, 10, 4, Duration.ofSeconds(10));
+      return new Config(1.0, 100, 1000, 7, 10, 4, Duration.ofSeconds(10));
     }
 
     public static Config smoke() {
-      return new Config(2_000, 4, 200, 20, 100, 1, 2, 2, Duration.ofMillis(200));
+      return new Config(0.005, 20, 100, 1, 2, 2, Duration.ofMillis(200));
     }
 
     /** Full or smoke by {@code bench.full}, then each {@code bench.<field>} overrides. */
     public static Config fromSystemProperties() {
       Config c = Boolean.getBoolean("bench.full") ? full() : smoke();
       return new Config(
-          Integer.getInteger("bench.trivialTasks", c.trivialTasks),
-          Integer.getInteger("bench.trivialWorkers", c.trivialWorkers),
-          Integer.getInteger("bench.sleepTasks", c.sleepTasks),
-          Integer.getInteger("bench.sleepWorkers", c.sleepWorkers),
+          Double.parseDouble(System.getProperty("bench.scale", Double.toString(c.scale))),
+          Integer.getInteger("bench.manyWorkers", c.manyWorkers),
           Integer.getInteger("bench.capacity", c.capacity),
           Integer.getInteger("bench.rounds", c.rounds),
           Integer.getInteger("bench.floodProducers", c.floodProducers),
@@ -63,110 +61,79 @@ public final class BackgroundQueueBenchmark {
     }
   }
 
-  /** The two contenders behind one shape: submit blocks while full; close waits for the rest. */
-  private interface Contender extends AutoCloseable {
-    void submit(BackgroundTask task) throws InterruptedException;
+  /** One row: what each task does, for how long, on how many workers, and how many tasks. */
+  private record Row(long micros, boolean sleeps, int workers, int tasks) {
+    String label() {
+      String length = micros % 1000 == 0 ? micros / 1000 + " ms" : micros + " µs";
+      return micros == 0 ? "0 µs (empty)" : length + (sleeps ? " sleeping" : " busy");
+    }
 
-    @Override
-    void close();
-  }
-
-  private static Contender postbox(int workers, int capacity) {
-    BackgroundQueue queue =
-        BackgroundQueue.builder()
-            .name("bench")
-            .workers(workers)
-            .capacity(capacity)
-            .drainTimeout(Duration.ofMinutes(10))
-            .build();
-    return new Contender() {
-      @Override
-      public void submit(BackgroundTask task) {
-        queue.enqueue(task);
+    BackgroundTask task() {
+      long nanos = micros * 1000;
+      if (nanos == 0) {
+        return () -> {};
       }
-
-      @Override
-      public void close() {
-        queue.close();
+      if (sleeps) {
+        Duration sleep = Duration.ofNanos(nanos);
+        return () -> Thread.sleep(sleep);
       }
-    };
-  }
-
-  /**
-   * The baseline a careful user would write by hand: a thread per task from {@code
-   * newVirtualThreadPerTaskExecutor}, {@code capacity + workers} slots acquired by the producer
-   * (blocks when full) and {@code workers} permits acquired by the task (at most that many run).
-   */
-  private static Contender baseline(int workers, int capacity) {
-    ExecutorService executor = Executors.newVirtualThreadPerTaskExecutor();
-    Semaphore slots = new Semaphore(capacity + workers);
-    Semaphore running = new Semaphore(workers);
-    return new Contender() {
-      @Override
-      public void submit(BackgroundTask task) throws InterruptedException {
-        slots.acquire();
-        executor.execute(
-            () -> {
-              running.acquireUninterruptibly();
-              try {
-                task.run();
-              } catch (Exception e) {
-                throw new IllegalStateException(e);
-              } finally {
-                running.release();
-                slots.release();
-              }
-            });
-      }
-
-      @Override
-      public void close() {
-        executor.close();
-      }
-    };
-  }
-
-  /**
-   * The pattern the design rules ask for, by hand: the producer takes one of {@code workers}
-   * permits, then starts the thread; there is no queue, so the producer waits for every task slot.
-   */
-  private static Contender permitFirst(int workers) {
-    ExecutorService executor = Executors.newVirtualThreadPerTaskExecutor();
-    Semaphore running = new Semaphore(workers);
-    return new Contender() {
-      @Override
-      public void submit(BackgroundTask task) throws InterruptedException {
-        running.acquire();
-        executor.execute(
-            () -> {
-              try {
-                task.run();
-              } catch (Exception e) {
-                throw new IllegalStateException(e);
-              } finally {
-                running.release();
-              }
-            });
-      }
-
-      @Override
-      public void close() {
-        executor.close();
-      }
-    };
-  }
-
-  private enum Kind {
-    POSTBOX,
-    BASELINE,
-    PERMIT_FIRST;
-
-    Contender create(int workers, int capacity) {
-      return switch (this) {
-        case POSTBOX -> postbox(workers, capacity);
-        case BASELINE -> baseline(workers, capacity);
-        case PERMIT_FIRST -> permitFirst(workers);
+      return () -> {
+        long end = System.nanoTime() + nanos;
+        while (System.nanoTime() < end) {
+          Thread.onSpinWait();
+        }
       };
+    }
+  }
+
+  private static List<Row> rows(Config c) {
+    int many = c.manyWorkers;
+    return List.of(
+        row(0, false, 4, 1_000_000, c),
+        row(50, true, 4, 40_000, c),
+        row(50, false, 4, 40_000, c),
+        row(1000, true, 4, 4_000, c),
+        row(1000, false, 4, 2_000, c),
+        row(50, true, many, 200_000, c),
+        row(1000, true, many, 100_000, c));
+  }
+
+  private static Row row(long micros, boolean sleeps, int workers, int tasks, Config c) {
+    return new Row(micros, sleeps, workers, Math.max(workers, (int) (tasks * c.scale)));
+  }
+
+  /** The two contenders behind one shape: submit blocks while full; close waits for the rest. */
+  private enum Kind {
+    LOCK_FREE,
+    TODAY;
+
+    AutoCloseableQueue create(int workers, int capacity) {
+      Duration drain = Duration.ofMinutes(10);
+      if (this == LOCK_FREE) {
+        LockFreeBackgroundQueue q =
+            new LockFreeBackgroundQueue("bench-old", workers, capacity, drain);
+        return new AutoCloseableQueue(q::enqueue, q::close);
+      }
+      BackgroundQueue q =
+          BackgroundQueue.builder()
+              .name("bench")
+              .workers(workers)
+              .capacity(capacity)
+              .drainTimeout(drain)
+              .closeOnShutdown(false)
+              .build();
+      return new AutoCloseableQueue(q::enqueue, q::close);
+    }
+  }
+
+  private interface Submit {
+    void submit(BackgroundTask task);
+  }
+
+  private record AutoCloseableQueue(Submit submit, Runnable closer) implements AutoCloseable {
+    @Override
+    public void close() {
+      closer.run();
     }
   }
 
@@ -189,129 +156,108 @@ public final class BackgroundQueueBenchmark {
             Runtime.getRuntime().availableProcessors(),
             Runtime.getRuntime().maxMemory() >> 20,
             c));
-    out.append(
-        "| scenario | Postbox tasks/s | baseline tasks/s | Postbox / baseline"
-            + " | permit-first tasks/s |\n");
-    out.append("|---|---:|---:|---:|---:|\n");
-    throughput(
-        out,
-        String.format(
-            Locale.ROOT,
-            "%,d trivial tasks, %d workers, capacity %d",
-            c.trivialTasks,
-            c.trivialWorkers,
-            c.capacity),
-        () -> () -> {},
-        c.trivialTasks,
-        c.trivialWorkers,
-        c);
-    throughput(
-        out,
-        String.format(
-            Locale.ROOT,
-            "%,d tasks sleeping 1 ms, %d workers, capacity %d",
-            c.sleepTasks,
-            c.sleepWorkers,
-            c.capacity),
-        () -> () -> Thread.sleep(1),
-        c.sleepTasks,
-        c.sleepWorkers,
-        c);
+    MarkdownTable table =
+        new MarkdownTable(
+            "task",
+            "workers",
+            "tasks",
+            "lock-free tasks/s",
+            "today tasks/s",
+            "today / lock-free",
+            "CPU µs/task, lock-free",
+            "CPU µs/task, today");
+    for (Row row : rows(c)) {
+      table.row(throughput(row, c));
+    }
+    out.append(table);
     out.append(
         String.format(
             Locale.ROOT,
-            "%nMedian of %d interleaved rounds after one warm-up round each. Baseline: "
-                + "newVirtualThreadPerTaskExecutor, the producer takes one of capacity + workers "
-                + "slots, the task one of workers permits (threads start before their permit). "
-                + "Permit-first: the producer takes one of workers permits, then starts the thread "
-                + "(no queue).%n%n",
+            "%nCapacity %d. Medians of %d interleaved rounds after one warm-up round each;"
+                + " tasks/s from the first enqueue until the last task has finished; CPU: this"
+                + " process's CPU time (every thread's) over the same span, per task.%n%n",
+            c.capacity,
             c.rounds));
 
-    out.append(
-        String.format(
-            Locale.ROOT,
-            "| flood: %d producers, %d workers, capacity %d, %s | Postbox | baseline"
-                + " | permit-first |%n",
-            c.floodProducers,
-            c.floodWorkers,
-            c.capacity,
-            c.flood));
-    out.append("|---|---:|---:|---:|\n");
-    List<Flood> floods = new ArrayList<>();
-    for (Kind kind : Kind.values()) {
-      floods.add(flood(kind, c));
-    }
-    out.append(row("tasks completed", floods, f -> String.format(Locale.ROOT, "%,d", f.completed)));
-    out.append(row("peak heap used, MiB", floods, f -> mib(f.peakHeap)));
-    out.append(row("peak old gen used, MiB", floods, f -> mib(f.peakOld)));
-    out.append(row("heap after a full GC at the end of the flood, MiB", floods, f -> mib(f.live)));
+    MarkdownTable flood =
+        new MarkdownTable(
+            String.format(
+                Locale.ROOT,
+                "flood: %d producers, %d workers, capacity %d, %s",
+                c.floodProducers,
+                c.floodWorkers,
+                c.capacity,
+                c.flood),
+            "lock-free",
+            "today");
+    Flood old = flood(Kind.LOCK_FREE, c);
+    Flood today = flood(Kind.TODAY, c);
+    flood.row("tasks completed", count(old.completed), count(today.completed));
+    flood.row("peak heap used, MiB", mib(old.peakHeap), mib(today.peakHeap));
+    flood.row("heap after a full GC at the end of the flood, MiB", mib(old.live), mib(today.live));
+    out.append(flood);
     return out.toString();
   }
 
-  private static String row(String label, List<Flood> floods, Function<Flood, String> cell) {
-    StringBuilder row = new StringBuilder("| ").append(label).append(" |");
-    for (Flood flood : floods) {
-      row.append(' ').append(cell.apply(flood)).append(" |");
-    }
-    return row.append('\n').toString();
+  private static String count(long n) {
+    return String.format(Locale.ROOT, "%,d", n);
   }
 
   private static String mib(long bytes) {
     return String.format(Locale.ROOT, "%,.1f", bytes / 1048576.0);
   }
 
-  private static void throughput(
-      StringBuilder out,
-      String label,
-      Supplier<BackgroundTask> work,
-      int tasks,
-      int workers,
-      Config c)
-      throws Exception {
+  private static String[] throughput(Row row, Config c) throws Exception {
     Kind[] kinds = Kind.values();
     double[][] rates = new double[kinds.length][c.rounds];
+    double[][] cpu = new double[kinds.length][c.rounds];
     for (Kind kind : kinds) {
-      measure(kind, work, Math.max(1, tasks / 5), workers, c.capacity); // warm-up
+      measure(kind, row, Math.max(row.workers, row.tasks / 5), c.capacity); // warm-up
     }
     for (int round = 0; round < c.rounds; round++) {
-      // Rotate who goes first so drift in the machine's load hits all alike.
+      // Alternate who goes first so drift in the machine's load hits both alike.
       for (int i = 0; i < kinds.length; i++) {
         int k = (round + i) % kinds.length;
-        rates[k][round] = measure(kinds[k], work, tasks, workers, c.capacity);
+        double[] m = measure(kinds[k], row, row.tasks, c.capacity);
+        rates[k][round] = m[0];
+        cpu[k][round] = m[1];
       }
     }
-    double postbox = median(rates[Kind.POSTBOX.ordinal()]);
-    double baseline = median(rates[Kind.BASELINE.ordinal()]);
-    double permitFirst = median(rates[Kind.PERMIT_FIRST.ordinal()]);
-    out.append(
-        String.format(
-            Locale.ROOT,
-            "| %s | %,.0f | %,.0f | %.2f× | %,.0f |%n",
-            label,
-            postbox,
-            baseline,
-            postbox / baseline,
-            permitFirst));
+    double old = median(rates[Kind.LOCK_FREE.ordinal()]);
+    double today = median(rates[Kind.TODAY.ordinal()]);
+    return new String[] {
+      row.label(),
+      Integer.toString(row.workers),
+      count(row.tasks),
+      String.format(Locale.ROOT, "%,.0f", old),
+      String.format(Locale.ROOT, "%,.0f", today),
+      String.format(Locale.ROOT, "%.2f×", today / old),
+      String.format(Locale.ROOT, "%.1f", median(cpu[Kind.LOCK_FREE.ordinal()])),
+      String.format(Locale.ROOT, "%.1f", median(cpu[Kind.TODAY.ordinal()]))
+    };
   }
 
-  /** Tasks per second from the first submit until the last task has finished. */
-  private static double measure(
-      Kind kind, Supplier<BackgroundTask> work, int tasks, int workers, int capacity)
-      throws Exception {
-    BackgroundTask body = work.get();
+  /**
+   * Tasks per second from the first submit until the last task has finished, and this process's CPU
+   * microseconds per task over the same span.
+   */
+  private static double[] measure(Kind kind, Row row, int tasks, int capacity) throws Exception {
+    BackgroundTask body = row.task();
     CountDownLatch done = new CountDownLatch(tasks);
     BackgroundTask task =
         () -> {
           body.run();
           done.countDown();
         };
-    try (Contender contender = kind.create(workers, capacity)) {
+    try (AutoCloseableQueue queue = kind.create(row.workers, capacity)) {
+      long cpu = Drain.processCpuNanos();
       long start = System.nanoTime();
       for (int i = 0; i < tasks; i++) {
-        contender.submit(task);
+        queue.submit.submit(task);
       }
       done.await();
-      return tasks / ((System.nanoTime() - start) / 1e9);
+      long elapsed = System.nanoTime() - start;
+      return new double[] {tasks / (elapsed / 1e9), (Drain.processCpuNanos() - cpu) / 1e3 / tasks};
     }
   }
 
@@ -322,7 +268,7 @@ public final class BackgroundQueueBenchmark {
     return sorted.length % 2 == 1 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
   }
 
-  private record Flood(long completed, long peakHeap, long peakOld, long live) {}
+  private record Flood(long completed, long peakHeap, long live) {}
 
   private static Flood flood(Kind kind, Config c) throws Exception {
     HeapPools heap = new HeapPools();
@@ -331,19 +277,15 @@ public final class BackgroundQueueBenchmark {
     LongAdder completed = new LongAdder();
     AtomicBoolean stop = new AtomicBoolean();
     long live;
-    try (Contender contender = kind.create(c.floodWorkers, c.capacity)) {
+    try (AutoCloseableQueue queue = kind.create(c.floodWorkers, c.capacity)) {
       List<Thread> producers = new ArrayList<>();
       for (int i = 0; i < c.floodProducers; i++) {
         producers.add(
             Thread.ofVirtual()
                 .start(
                     () -> {
-                      try {
-                        while (!stop.get()) {
-                          contender.submit(completed::increment);
-                        }
-                      } catch (InterruptedException e) {
-                        Thread.currentThread().interrupt();
+                      while (!stop.get()) {
+                        queue.submit.submit(completed::increment);
                       }
                     }));
       }
@@ -355,7 +297,7 @@ public final class BackgroundQueueBenchmark {
         producer.join();
       }
     }
-    return new Flood(completed.sum(), heap.peak(false), heap.peak(true), live);
+    return new Flood(completed.sum(), heap.peak(), live);
   }
 
   /**
@@ -367,7 +309,6 @@ public final class BackgroundQueueBenchmark {
     private final Method resetPeakUsage;
     private final Method getPeakUsage;
     private final Method getUsage;
-    private final Method getName;
     private final Method getUsed;
 
     HeapPools() throws ReflectiveOperationException {
@@ -376,7 +317,6 @@ public final class BackgroundQueueBenchmark {
       resetPeakUsage = pool.getMethod("resetPeakUsage");
       getPeakUsage = pool.getMethod("getPeakUsage");
       getUsage = pool.getMethod("getUsage");
-      getName = pool.getMethod("getName");
       getUsed = Class.forName("java.lang.management.MemoryUsage").getMethod("getUsed");
       Method getType = pool.getMethod("getType");
       for (Object bean : (List<?>) factory.getMethod("getMemoryPoolMXBeans").invoke(null)) {
@@ -392,14 +332,11 @@ public final class BackgroundQueueBenchmark {
       }
     }
 
-    /** Sum of the pools' peaks (an upper bound: pools peak at different times), or old gen only. */
-    long peak(boolean oldGenOnly) throws ReflectiveOperationException {
+    /** Sum of the pools' peaks (an upper bound: pools peak at different times). */
+    long peak() throws ReflectiveOperationException {
       long sum = 0;
       for (Object pool : pools) {
-        String name = (String) getName.invoke(pool);
-        if (!oldGenOnly || name.contains("Old") || name.contains("Tenured")) {
-          sum += (long) getUsed.invoke(getPeakUsage.invoke(pool));
-        }
+        sum += (long) getUsed.invoke(getPeakUsage.invoke(pool));
       }
       return sum;
     }

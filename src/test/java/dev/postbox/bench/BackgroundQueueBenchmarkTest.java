@@ -22,7 +22,7 @@ class BackgroundQueueBenchmarkTest {
     Path file = Path.of("target", "background-queue-benchmark.md");
     Files.createDirectories(file.getParent());
     Files.writeString(file, report);
-    assertTrue(report.contains("| Postbox tasks/s |"), report);
-    assertTrue(report.contains("| tasks completed |"), report);
+    assertTrue(report.contains("today tasks/s"), report);
+    assertTrue(report.contains("tasks completed"), report);
   }
 }

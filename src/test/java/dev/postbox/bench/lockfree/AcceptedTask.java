@@ -1,5 +1,7 @@
-package dev.postbox;
+package dev.postbox.bench.lockfree;
 
+import dev.postbox.BackgroundQueue;
+import dev.postbox.BackgroundTask;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.util.Map;

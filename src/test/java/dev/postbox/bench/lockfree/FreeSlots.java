@@ -1,4 +1,4 @@
-package dev.postbox.internal;
+package dev.postbox.bench.lockfree;
 
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -7,7 +7,7 @@ import java.util.concurrent.atomic.AtomicLong;
  *
  * <p>Thread-safe. It does not check that an index pushed was popped before: the caller owns that.
  */
-public final class FreeSlots {
+final class FreeSlots {
   // Below each index on the stack, the next one plus one (0: the bottom). Plain writes are
   // published by the compare-and-set of top that follows them.
   private final int[] below;
@@ -16,7 +16,7 @@ public final class FreeSlots {
   private final AtomicLong top = new AtomicLong();
 
   /** A stack holding every index from 0 to {@code size - 1}. */
-  public FreeSlots(int size) {
+  FreeSlots(int size) {
     below = new int[size];
     for (int i = size - 1; i >= 0; i--) {
       push(i);
@@ -24,7 +24,7 @@ public final class FreeSlots {
   }
 
   /** Puts a free index back. */
-  public void push(int index) {
+  void push(int index) {
     long t;
     do {
       t = top.get();
@@ -33,7 +33,7 @@ public final class FreeSlots {
   }
 
   /** Takes a free index, or returns -1 if there is none at this moment. */
-  public int pop() {
+  int pop() {
     for (; ; ) {
       long t = top.get();
       int index = (int) t - 1;

@@ -1,5 +1,6 @@
-package dev.postbox;
+package dev.postbox.bench.lockfree;
 
+import dev.postbox.BackgroundQueue;
 import java.util.concurrent.atomic.LongAdder;
 
 /**

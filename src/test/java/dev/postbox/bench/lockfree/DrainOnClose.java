@@ -1,8 +1,9 @@
-package dev.postbox;
+package dev.postbox.bench.lockfree;
 
-import static dev.postbox.QueueWord.isClosed;
-import static dev.postbox.QueueWord.waiting;
+import static dev.postbox.bench.lockfree.QueueWord.isClosed;
+import static dev.postbox.bench.lockfree.QueueWord.waiting;
 
+import dev.postbox.BackgroundQueue;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;

@@ -1,6 +1,6 @@
-package dev.postbox;
+package dev.postbox.bench.lockfree;
 
-import dev.postbox.internal.FreeSlots;
+import dev.postbox.BackgroundQueue;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicReferenceArray;
 

@@ -1,11 +1,13 @@
-package dev.postbox;
+package dev.postbox.bench.lockfree;
 
-import static dev.postbox.QueueWord.CLOSED;
-import static dev.postbox.QueueWord.FREE;
-import static dev.postbox.QueueWord.PRODUCER_IN_A_HURRY;
-import static dev.postbox.QueueWord.PRODUCER_WAITS;
-import static dev.postbox.QueueWord.waiting;
+import static dev.postbox.bench.lockfree.QueueWord.CLOSED;
+import static dev.postbox.bench.lockfree.QueueWord.FREE;
+import static dev.postbox.bench.lockfree.QueueWord.PRODUCER_IN_A_HURRY;
+import static dev.postbox.bench.lockfree.QueueWord.PRODUCER_WAITS;
+import static dev.postbox.bench.lockfree.QueueWord.waiting;
 
+import dev.postbox.BackgroundQueue;
+import dev.postbox.PostboxException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;

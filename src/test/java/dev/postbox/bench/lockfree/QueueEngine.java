@@ -1,11 +1,14 @@
-package dev.postbox;
+package dev.postbox.bench.lockfree;
 
-import static dev.postbox.QueueWord.FREE;
-import static dev.postbox.QueueWord.FREE_ONE;
-import static dev.postbox.QueueWord.WAITING_ONE;
-import static dev.postbox.QueueWord.isClosed;
-import static dev.postbox.QueueWord.waiting;
+import static dev.postbox.bench.lockfree.QueueWord.FREE;
+import static dev.postbox.bench.lockfree.QueueWord.FREE_ONE;
+import static dev.postbox.bench.lockfree.QueueWord.WAITING_ONE;
+import static dev.postbox.bench.lockfree.QueueWord.isClosed;
+import static dev.postbox.bench.lockfree.QueueWord.waiting;
 
+import dev.postbox.BackgroundQueue;
+import dev.postbox.BackgroundTask;
+import dev.postbox.PostboxException;
 import java.util.concurrent.ThreadFactory;
 import org.slf4j.MDC;
 
