@@ -77,10 +77,7 @@ class RenderedSqlTest {
     lane(out.in(db + "/jobs"), d, claimed, jobs.queueTable(), false);
     jobStatements(out.in(db + "/jobs"), d, jobs.table());
     out.in(db + "/inbox")
-        .add(
-            "cleanup",
-            "-retention millis, the limit",
-            QueueSql.inboxCleanup(database, inbox.table()));
+        .add("cleanup", "-retention millis, the limit", QueueSql.inboxCleanup(d, inbox.table()));
     recurring(out.in(db + "/recurring"), d, jobs.table());
 
     RenderedSql.Folder add = out.in(db + "/add");

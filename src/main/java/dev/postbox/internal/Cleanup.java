@@ -1,6 +1,7 @@
 package dev.postbox.internal;
 
 import dev.postbox.Database;
+import dev.postbox.internal.dialect.Dialects;
 import dev.postbox.internal.jdbc.Jdbc;
 import dev.postbox.internal.jdbc.SqlFunction;
 import dev.postbox.internal.sql.QueueSql;
@@ -56,7 +57,7 @@ public final class Cleanup implements Runnable {
       Duration interval,
       String instanceId,
       BooleanSupplier stopping) {
-    String sql = QueueSql.inboxCleanup(database, table);
+    String sql = QueueSql.inboxCleanup(Dialects.of(database), table);
     Cleanup cleanup =
         new Cleanup(
             dataSource,

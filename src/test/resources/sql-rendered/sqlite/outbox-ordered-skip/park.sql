@@ -1,4 +1,5 @@
 -- params: attempts, last_error, id, leased_by, claims
 UPDATE postbox_outbox
-SET state = 2, attempts = ?, available_at = CAST((julianday('now') - 2440587.5) * 86400000.0 + 0.5 AS INTEGER), leased_by = NULL, last_error = ?
+SET state = 2, attempts = ?, available_at = CAST((julianday('now') - 2440587.5) * 86400000.0 + 0.5 AS INTEGER), leased_by = NULL,
+  last_error = ?
 WHERE id = ? AND leased_by = ? AND claims = ?

@@ -4,7 +4,8 @@ SELECT
   (SELECT COUNT(*) FROM postbox_outbox
    WHERE state = 0 AND available_at <= CAST((julianday('now') - 2440587.5) * 86400000.0 + 0.5 AS INTEGER)) AS ready,
   (SELECT COUNT(*) FROM postbox_outbox
-   WHERE state = 0 AND available_at > CAST((julianday('now') - 2440587.5) * 86400000.0 + 0.5 AS INTEGER) AND leased_by IS NOT NULL) AS leased,
+   WHERE state = 0 AND available_at > CAST((julianday('now') - 2440587.5) * 86400000.0 + 0.5 AS INTEGER) AND leased_by IS NOT NULL)
+    AS leased,
   (SELECT COUNT(*) FROM postbox_outbox WHERE state = 2) AS parked,
   (SELECT MIN(created_at) FROM postbox_outbox WHERE state = 0) AS oldest,
   0 AS blocked_keys,

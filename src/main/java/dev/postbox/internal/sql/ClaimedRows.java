@@ -47,7 +47,7 @@ final class ClaimedRows {
       if ((finish != null || windowRows != null) && rs.wasNull()) {
         continue;
       }
-      boolean counted = sql.claimReturnsCharge ? rs.getInt("charged") == 1 : charged;
+      boolean counted = sql.home.claimReturnsCharge ? rs.getInt("charged") == 1 : charged;
       // returned as the claim left them (offset 0), an uncounted row's attempts lack this one
       int attempt = rs.getInt("attempts") + (offset == 0 && !counted ? 1 : offset);
       int claims = rs.getInt("claims") + offset;
@@ -58,7 +58,7 @@ final class ClaimedRows {
         // e.g. headers written by something else: park this row, never block the others
         row = Claimed.unreadable(id, attempt, claims, Text.errorOf(e));
       }
-      Instant due = sql.claimReturnsDue ? dialect.readInstant(rs, "due_before_claim") : null;
+      Instant due = sql.home.claimReturnsDue ? dialect.readInstant(rs, "due_before_claim") : null;
       String key = keyColumn == null ? null : rs.getString(keyColumn);
       into.add(row.as(key, due, rs.getBoolean("failed_before"), counted));
     }

@@ -59,7 +59,7 @@ final class KeyWalk {
    * of at most {@code limit} rows should walk: the window was full and the claim short.
    */
   boolean wanted(int windowRows, int claimed, int limit) {
-    return (sql.walkKeys != null || sql.walkKeyStep != null)
+    return (sql.text(Sql.WALK_KEYS) != null || sql.text(Sql.WALK_KEY_STEP) != null)
         && windowRows >= sql.window
         && claimed < limit;
   }
@@ -150,7 +150,7 @@ final class KeyWalk {
   /** For the keys of {@code heads} that have parked rows blocking them: the oldest one's id. */
   private Map<String, Long> parkedBefore(Connection c, List<Head> heads) throws SQLException {
     Map<String, Long> parked = new HashMap<>();
-    if (sql.parkedOfKeys == null || heads.isEmpty()) {
+    if (sql.text(Sql.PARKED_OF_KEYS) == null || heads.isEmpty()) {
       return parked;
     }
     try (PreparedStatement ps = c.prepareStatement(sql.parkedOfKeys(heads.size()))) {
@@ -170,7 +170,7 @@ final class KeyWalk {
   /** Up to {@code n} due rows without a key, oldest due first. */
   private List<Long> unkeyed(Connection c, int n) throws SQLException {
     List<Long> ids = new ArrayList<>(n);
-    try (PreparedStatement ps = c.prepareStatement(sql.unkeyedDue)) {
+    try (PreparedStatement ps = c.prepareStatement(sql.text(Sql.UNKEYED_DUE))) {
       ps.setInt(1, n);
       try (ResultSet rs = ps.executeQuery()) {
         while (rs.next()) {
@@ -183,7 +183,7 @@ final class KeyWalk {
 
   private List<Head> read(Connection c, String from, int keys) throws SQLException {
     List<Head> heads = new ArrayList<>(keys);
-    if (sql.walkKeys == null) { // one statement per key
+    if (sql.text(Sql.WALK_KEYS) == null) { // one statement per key
       String after = from;
       while (heads.size() < keys) {
         Head next = step(c, after);
@@ -196,7 +196,7 @@ final class KeyWalk {
       return heads;
     }
     try (PreparedStatement ps =
-        c.prepareStatement(from == null ? sql.walkKeysFromStart : sql.walkKeys)) {
+        c.prepareStatement(from == null ? sql.walkKeysFromStart() : sql.text(Sql.WALK_KEYS))) {
       int p = 1;
       if (from != null) {
         ps.setString(p++, from);
@@ -213,7 +213,8 @@ final class KeyWalk {
 
   private Head step(Connection c, String from) throws SQLException {
     try (PreparedStatement ps =
-        c.prepareStatement(from == null ? sql.walkKeyStepFromStart : sql.walkKeyStep)) {
+        c.prepareStatement(
+            from == null ? sql.text(Sql.WALK_KEY_STEP_FROM_START) : sql.text(Sql.WALK_KEY_STEP))) {
       if (from != null) {
         ps.setString(1, from);
       }

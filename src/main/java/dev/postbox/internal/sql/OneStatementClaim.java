@@ -87,7 +87,7 @@ final class OneStatementClaim implements ClaimStrategy {
     } else if (carried != null) {
       statement = sql.claimAfterFinish(carried.ids.size(), keepDone);
     } else {
-      statement = sql.claim;
+      statement = sql.text(Sql.CLAIM);
     }
     sql.statements.with(
         c,

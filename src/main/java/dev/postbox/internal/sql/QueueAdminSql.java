@@ -26,7 +26,7 @@ public final class QueueAdminSql {
   }
 
   public long countPending(Connection c) throws SQLException {
-    try (PreparedStatement ps = c.prepareStatement(sql.countPending);
+    try (PreparedStatement ps = c.prepareStatement(sql.text(Sql.COUNT_PENDING));
         ResultSet rs = ps.executeQuery()) {
       rs.next();
       return rs.getLong(1);
@@ -34,7 +34,7 @@ public final class QueueAdminSql {
   }
 
   public QueueStats stats(Connection c) throws SQLException {
-    try (PreparedStatement ps = c.prepareStatement(sql.stats);
+    try (PreparedStatement ps = c.prepareStatement(sql.text(Sql.STATS));
         ResultSet rs = ps.executeQuery()) {
       rs.next();
       Instant oldest = sql.dialect.readInstant(rs, "oldest");
@@ -53,7 +53,7 @@ public final class QueueAdminSql {
   }
 
   public List<Parked> parked(Connection c, int limit) throws SQLException {
-    try (PreparedStatement ps = c.prepareStatement(sql.parked)) {
+    try (PreparedStatement ps = c.prepareStatement(sql.text(Sql.PARKED))) {
       ps.setInt(1, limit);
       try (ResultSet rs = ps.executeQuery()) {
         List<Parked> rows = new ArrayList<>();
@@ -74,7 +74,7 @@ public final class QueueAdminSql {
 
   /** Failing rows, soonest next attempt first. */
   public List<Failing> failing(Connection c, int limit) throws SQLException {
-    try (PreparedStatement ps = c.prepareStatement(sql.failing)) {
+    try (PreparedStatement ps = c.prepareStatement(sql.text(Sql.FAILING))) {
       ps.setInt(1, limit);
       try (ResultSet rs = ps.executeQuery()) {
         List<Failing> rows = new ArrayList<>();
@@ -98,10 +98,10 @@ public final class QueueAdminSql {
 
   /** Keys blocked by a parked row, oldest first; empty unless parked rows block their keys. */
   public List<BlockedKey> blockedKeys(Connection c, int limit) throws SQLException {
-    if (sql.blockedKeys == null) {
+    if (sql.text(Sql.BLOCKED_KEYS) == null) {
       return List.of();
     }
-    try (PreparedStatement ps = c.prepareStatement(sql.blockedKeys)) {
+    try (PreparedStatement ps = c.prepareStatement(sql.text(Sql.BLOCKED_KEYS))) {
       ps.setInt(1, limit);
       try (ResultSet rs = ps.executeQuery()) {
         List<BlockedKey> keys = new ArrayList<>();
@@ -123,7 +123,8 @@ public final class QueueAdminSql {
 
   /** Makes the parked row with this ref due again (all parked rows if {@code ref} is null). */
   public int replay(Connection c, Object ref) throws SQLException {
-    try (PreparedStatement ps = c.prepareStatement(ref == null ? sql.replayAll : sql.replay)) {
+    try (PreparedStatement ps =
+        c.prepareStatement(ref == null ? sql.text(Sql.REPLAY_ALL) : sql.text(Sql.REPLAY))) {
       if (ref != null) {
         ps.setObject(1, ref);
       }
@@ -133,7 +134,7 @@ public final class QueueAdminSql {
 
   /** Deletes the parked row with this ref. */
   public int discard(Connection c, Object ref) throws SQLException {
-    try (PreparedStatement ps = c.prepareStatement(sql.discard)) {
+    try (PreparedStatement ps = c.prepareStatement(sql.text(Sql.DISCARD))) {
       ps.setObject(1, ref);
       return ps.executeUpdate();
     }

@@ -43,16 +43,18 @@ final class WriteLockedClaim implements ClaimStrategy {
     boolean committing = false;
     try (Statement s = c.createStatement()) {
       try {
-        for (String begin : sql.beginClaim) {
+        for (String begin : sql.home.beginClaim) {
           s.execute(begin);
         }
         if (finish != null) {
           finish.written = sql.finish(c, owner, finish.claims, finish.ids, keepDone);
         }
-        boolean heads = probe == null && sql.claimHeads != null;
+        boolean heads = probe == null && sql.text(Sql.CLAIM_HEADS) != null;
         sql.statements.with(
             c,
-            probe != null ? sql.probe(probe) : heads ? sql.claimHeads : sql.claim,
+            probe != null
+                ? sql.probe(probe)
+                : heads ? sql.text(Sql.CLAIM_HEADS) : sql.text(Sql.CLAIM),
             ps -> {
               int p = 1;
               ps.setString(p++, owner);
@@ -106,7 +108,7 @@ final class WriteLockedClaim implements ClaimStrategy {
   private int window(Connection c) throws SQLException {
     return sql.statements.with(
         c,
-        sql.windowRows,
+        sql.text(Sql.WINDOW_ROWS),
         ps -> {
           try (ResultSet rs = ps.executeQuery()) {
             return rs.next() ? rs.getInt(1) : 0;

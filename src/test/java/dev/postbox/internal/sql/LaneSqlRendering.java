@@ -103,7 +103,7 @@ public final class LaneSqlRendering {
         runs
             ? "leased_by, lease millis, the far heads' ids (an array), how many rows at most"
             : "leased_by, lease millis";
-    out.add(claim, leaseParams, runs ? sql.claimRuns() : sql.claim);
+    out.add(claim, leaseParams, runs ? sql.claimRuns() : sql.text(Sql.CLAIM));
     for (boolean keepDone : keepDone()) {
       for (int n : PADDED) {
         out.add(
@@ -117,13 +117,13 @@ public final class LaneSqlRendering {
 
   private void writeLockedClaim() {
     transaction();
-    boolean heads = sql.claimHeads != null;
+    boolean heads = sql.text(Sql.CLAIM_HEADS) != null;
     out.add(
         heads ? "claim-heads" : "claim",
         "leased_by, lease millis",
-        heads ? sql.claimHeads : sql.claim);
+        heads ? sql.text(Sql.CLAIM_HEADS) : sql.text(Sql.CLAIM));
     if (heads) {
-      out.add("window-rows", "none", sql.windowRows);
+      out.add("window-rows", "none", sql.text(Sql.WINDOW_ROWS));
       for (int n : COUNTS) {
         out.add(
             "lease-heads-" + n,
@@ -211,7 +211,7 @@ public final class LaneSqlRendering {
 
   /** The statements that begin and end a claim's transaction, where they are statements. */
   private void transaction() {
-    out.addGroup("claim-begin", "none", sql.beginClaim);
+    out.addGroup("claim-begin", "none", sql.home.beginClaim);
     out.add("claim-commit", "none", Jdbc.COMMIT);
     out.add("claim-rollback", "none", Jdbc.ROLLBACK);
   }
@@ -245,15 +245,15 @@ public final class LaneSqlRendering {
 
   /** The walk over the keys of a table ordered by key ({@link KeyWalk}). */
   private void walk() {
-    if (sql.walkKeys != null) {
-      out.add("walk-keys", "the key to start after, how many keys", sql.walkKeys);
-      out.add("walk-keys-from-start", "how many keys", sql.walkKeysFromStart);
+    if (sql.text(Sql.WALK_KEYS) != null) {
+      out.add("walk-keys", "the key to start after, how many keys", sql.text(Sql.WALK_KEYS));
+      out.add("walk-keys-from-start", "how many keys", sql.walkKeysFromStart());
     } else {
-      out.add("walk-key-step", "the key to start after", sql.walkKeyStep);
-      out.add("walk-key-step-from-start", "none", sql.walkKeyStepFromStart);
+      out.add("walk-key-step", "the key to start after", sql.text(Sql.WALK_KEY_STEP));
+      out.add("walk-key-step-from-start", "none", sql.text(Sql.WALK_KEY_STEP_FROM_START));
     }
-    out.add("unkeyed-due", "how many", sql.unkeyedDue);
-    if (sql.parkedOfKeys != null) {
+    out.add("unkeyed-due", "how many", sql.text(Sql.UNKEYED_DUE));
+    if (sql.text(Sql.PARKED_OF_KEYS) != null) {
       for (int n : COUNTS) {
         out.add("parked-of-keys-" + n, "the " + n + " keys", sql.parkedOfKeys(n));
       }
@@ -268,21 +268,22 @@ public final class LaneSqlRendering {
             "finish-" + finish(keepDone) + "-" + n, finishParams(n), sql.finishSql(n, keepDone));
       }
     }
-    out.add("fail", "attempts, delay millis, last_error, id, leased_by, claims", sql.fail);
-    out.add("park", "attempts, last_error, id, leased_by, claims", sql.park);
-    out.add("parked-at", "id, claims", sql.parkedAt);
-    out.add("release", "the attempt to refund, id, leased_by, claims", sql.release);
-    if (sql.claimReturnsDue) {
+    out.add(
+        "fail", "attempts, delay millis, last_error, id, leased_by, claims", sql.text(Sql.FAIL));
+    out.add("park", "attempts, last_error, id, leased_by, claims", sql.text(Sql.PARK));
+    out.add("parked-at", "id, claims", sql.text(Sql.PARKED_AT));
+    out.add("release", "the attempt to refund, id, leased_by, claims", sql.text(Sql.RELEASE));
+    if (sql.home.claimReturnsDue) {
       out.add(
           "release-to",
           "the attempt to refund, available_at, id, leased_by, claims",
-          sql.releaseTo);
+          sql.text(Sql.RELEASE_TO));
     }
     for (int n : COUNTS) {
       out.add("extend-" + n, "lease millis, leased_by, the " + n + " ids", sql.extend(n));
     }
     if (!outbox) {
-      out.add("cleanup", "-retention millis, the limit", sql.cleanup);
+      out.add("cleanup", "-retention millis, the limit", sql.text(Sql.CLEANUP));
     }
     if (sql.vacuum() != null) {
       out.add("vacuum", "none", sql.vacuum());
@@ -291,15 +292,15 @@ public final class LaneSqlRendering {
 
   /** The statements of the admin calls: stats, failing and parked rows, replay, discard. */
   private void admin(QueueSql admin) {
-    out.add("count-pending", "none", admin.countPending);
-    out.add("stats", "none", admin.stats);
-    out.add("parked", "the limit", admin.parked);
-    out.add("failing", "the limit", admin.failing);
-    out.add("replay", "the ref", admin.replay);
-    out.add("replay-all", "none", admin.replayAll);
-    out.add("discard", "the ref", admin.discard);
-    if (admin.blockedKeys != null) {
-      out.add("blocked-keys", "the limit", admin.blockedKeys);
+    out.add("count-pending", "none", admin.text(Sql.COUNT_PENDING));
+    out.add("stats", "none", admin.text(Sql.STATS));
+    out.add("parked", "the limit", admin.text(Sql.PARKED));
+    out.add("failing", "the limit", admin.text(Sql.FAILING));
+    out.add("replay", "the ref", admin.text(Sql.REPLAY));
+    out.add("replay-all", "none", admin.text(Sql.REPLAY_ALL));
+    out.add("discard", "the ref", admin.text(Sql.DISCARD));
+    if (admin.text(Sql.BLOCKED_KEYS) != null) {
+      out.add("blocked-keys", "the limit", admin.text(Sql.BLOCKED_KEYS));
     }
   }
 }

@@ -143,7 +143,7 @@ class MariaDbClaimPlanTest {
               s,
               "EXPLAIN "
                   + dev.postbox.internal.jdbc.SqlText.inline(
-                      sql.walkKeys, List.of("'key1'", "100")));
+                      sql.text(Sql.WALK_KEYS), List.of("'key1'", "100")));
       boolean loose = false;
       for (Map<String, String> step : walk) {
         loose |=
@@ -231,7 +231,8 @@ class MariaDbClaimPlanTest {
       assertFalse(plan.get("Extra").contains("filesort"), "lock plan: " + plan);
       // the cleanup's bounded DELETE walks the same index
       String cleanup =
-          "EXPLAIN " + sql.cleanup.replaceFirst("\\?", "-1000").replace("LIMIT ?", "LIMIT 1000");
+          "EXPLAIN "
+              + sql.text(Sql.CLEANUP).replaceFirst("\\?", "-1000").replace("LIMIT ?", "LIMIT 1000");
       try (ResultSet rs = s.executeQuery(cleanup)) {
         rs.next();
         assertEquals(index, rs.getString("key"), "cleanup plan");

@@ -68,7 +68,7 @@ class PostgresClaimPlanTest {
   @Test
   void theGenericPlanFindsTheClaimedRowsByIndexOnAnEmptyTableAndOnABacklog() throws Exception {
     db.resetSchema();
-    String claim = outboxSql().claim;
+    String claim = outboxSql().text(Sql.CLAIM);
     assertIndexOnly(genericPlan(claim, CLAIM_ARGS));
     try (Connection c = db.dataSource().getConnection();
         Statement s = c.createStatement()) {
@@ -278,7 +278,7 @@ class PostgresClaimPlanTest {
       s.execute("VACUUM ANALYZE postbox_outbox");
       List<String> keys = new ArrayList<>();
       List<Long> ids = new ArrayList<>();
-      try (ResultSet rs = s.executeQuery(sql.walkKeysFromStart.replace("?", "100"))) {
+      try (ResultSet rs = s.executeQuery(sql.walkKeysFromStart().replace("?", "100"))) {
         while (rs.next()) {
           keys.add(rs.getString("walk_key"));
           ids.add(rs.getLong("walk_id"));
@@ -291,7 +291,7 @@ class PostgresClaimPlanTest {
       try (ResultSet rs =
           s.executeQuery(
               "EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) "
-                  + sql.walkKeysFromStart.replace("?", "100"))) {
+                  + sql.walkKeysFromStart().replace("?", "100"))) {
         while (rs.next()) {
           plan.append(rs.getString(1));
         }
@@ -366,7 +366,8 @@ class PostgresClaimPlanTest {
               + " FROM generate_series(1, 20000) i");
       s.execute("ANALYZE postbox_outbox");
       String explained =
-          "EXPLAIN " + sql.claim.replaceFirst("\\?", "'someone'").replaceFirst("\\?", "120000");
+          "EXPLAIN "
+              + sql.text(Sql.CLAIM).replaceFirst("\\?", "'someone'").replaceFirst("\\?", "120000");
       StringBuilder plan = new StringBuilder();
       try (ResultSet rs = s.executeQuery(explained)) {
         while (rs.next()) {

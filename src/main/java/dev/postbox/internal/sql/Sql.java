@@ -1,0 +1,84 @@
+package dev.postbox.internal.sql;
+
+import java.util.Locale;
+
+/**
+ * The names of the statements on a queue table, each a file {@code <name>.sql} of its database's
+ * folder in the statement catalogue, or of its {@code common} folder ({@link Home}); the file says
+ * what the statement does and names its bound parameters in order. Some exist only for a table
+ * ordered by key ({@link Needs#KEY_ORDER}), or only where parked rows block their keys.
+ */
+public enum Sql {
+  CLAIM,
+  CLAIM_AFTER_FINISH,
+  PROBE,
+  CLAIM_RUNS(Needs.KEY_ORDER),
+  CLAIM_RUNS_AFTER_FINISH(Needs.KEY_ORDER),
+  CLAIM_HEADS(Needs.KEY_ORDER),
+  WINDOW_ROWS(Needs.KEY_ORDER),
+  LEASE_HEADS(Needs.KEY_ORDER),
+  WALK_KEYS(Needs.KEY_ORDER),
+  WALK_KEY_STEP(Needs.KEY_ORDER),
+  WALK_KEY_STEP_FROM_START(Needs.KEY_ORDER),
+  UNKEYED_DUE(Needs.KEY_ORDER),
+  PARKED_OF_KEYS(Needs.PARKED_BLOCKS),
+  FOLLOWERS(Needs.KEY_ORDER),
+  LOCK_FOLLOWERS(Needs.KEY_ORDER),
+  LEASE_FOLLOWERS(Needs.KEY_ORDER),
+  CANDIDATES,
+  PROBE_CANDIDATES,
+  LOCK_CANDIDATES,
+  LOCK_PROBE_CANDIDATES,
+  LEASE,
+  LEASE_RUN(Needs.KEY_ORDER),
+  DELETE,
+  DONE,
+  FAIL,
+  PARK,
+  PARKED_AT,
+  RELEASE,
+  RELEASE_TO,
+  EXTEND,
+  CLEANUP,
+  VACUUM,
+  COUNT_PENDING,
+  STATS,
+  BLOCKED_KEYS(Needs.PARKED_BLOCKS),
+  PARKED,
+  FAILING,
+  REPLAY,
+  REPLAY_ALL,
+  DISCARD,
+  INBOX_CLEANUP;
+
+  /** Which tables a statement exists for. */
+  enum Needs {
+    ANY_TABLE,
+    KEY_ORDER,
+    PARKED_BLOCKS
+  }
+
+  private final Needs needs;
+
+  Sql() {
+    this(Needs.ANY_TABLE);
+  }
+
+  Sql(Needs needs) {
+    this.needs = needs;
+  }
+
+  /** The statement's file name in the catalogue, without {@code .sql}. */
+  String file() {
+    return name().toLowerCase(Locale.ROOT).replace('_', '-');
+  }
+
+  /** Whether the statement exists for a table ordered as {@code order} says (null: not at all). */
+  boolean existsFor(KeyOrder order) {
+    return switch (needs) {
+      case ANY_TABLE -> true;
+      case KEY_ORDER -> order != null;
+      case PARKED_BLOCKS -> order != null && order.parkedBlocks();
+    };
+  }
+}

@@ -1,0 +1,2 @@
+-- Rows not finished and not parked. No params.
+SELECT COUNT(*) FROM {table} WHERE state = 0
