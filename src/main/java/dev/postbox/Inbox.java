@@ -28,7 +28,7 @@ public final class Inbox {
             InboxRows.INSERTED,
             InboxRows.TYPES,
             InboxRows.KEY,
-            InboxRows::tuple,
+            InboxRows.TUPLE,
             false,
             b.database,
             b.allowAutoCommit,

@@ -1,11 +1,10 @@
 package dev.postbox;
 
-import dev.postbox.internal.dialect.Dialect;
 import java.sql.Types;
 
 /** The inbox table's columns: one row per (consumer, event) handled, and when. */
 final class InboxRows {
-  /** The inserted columns; the bound ones first, as in {@link #tuple}. */
+  /** The inserted columns; the bound ones first, as in {@link #TUPLE}. */
   static final String INSERTED = "consumer, event_id, created_at";
 
   /** Every column, for the dispatcher's check that the table is as shipped. */
@@ -19,8 +18,6 @@ final class InboxRows {
 
   private InboxRows() {}
 
-  /** One row's values, stamped by the database clock. */
-  static String tuple(Dialect d) {
-    return "(?, ?, " + d.now() + ")";
-  }
+  /** One row's values, its clock a placeholder, stamped by the database clock. */
+  static final String TUPLE = "(?, ?, {now})";
 }

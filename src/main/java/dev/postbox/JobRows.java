@@ -16,7 +16,7 @@ import java.time.Instant;
  * holds.
  */
 final class JobRows {
-  /** The inserted columns; the bound ones first, as in {@link #tuple}. */
+  /** The inserted columns; the bound ones first, as in {@link #TUPLE}. */
   static final String INSERTED =
       "name, payload, dedupe_key, max_attempts, available_at, created_at";
 
@@ -27,10 +27,8 @@ final class JobRows {
 
   private JobRows() {}
 
-  /** One row's values: due after its delay by the database clock. */
-  static String tuple(Dialect d) {
-    return "(?, ?, ?, ?, " + d.nowPlusMillis() + ", " + d.now() + ")";
-  }
+  /** One row's values, its clock a placeholder: due after its delay by the database clock. */
+  static final String TUPLE = "(?, ?, ?, ?, {nowPlusMillis}, {now})";
 
   /** How the engine sees the job table {@code table}. */
   static QueueTable<JobContext> queueTable(String table) {

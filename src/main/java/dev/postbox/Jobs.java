@@ -46,7 +46,7 @@ public final class Jobs {
             JobRows.INSERTED,
             JobRows.TYPES,
             "dedupe_key",
-            JobRows::tuple,
+            JobRows.TUPLE,
             b.notify,
             b.database,
             b.allowAutoCommit,

@@ -53,7 +53,7 @@ public final class Outbox {
             OutboxRows.INSERTED,
             OutboxRows.TYPES,
             "event_id",
-            OutboxRows::tuple,
+            OutboxRows.TUPLE,
             b.notify,
             b.database,
             b.allowAutoCommit,

@@ -14,7 +14,7 @@ import java.sql.Types;
  * {@link Envelope} a transport is given. The columns every queue table has are the engine's.
  */
 final class OutboxRows {
-  /** The inserted columns; the bound ones first, as in {@link #tuple}. */
+  /** The inserted columns; the bound ones first, as in {@link #TUPLE}. */
   static final String INSERTED =
       "event_id, topic, msg_key, payload, headers, available_at, created_at";
 
@@ -30,10 +30,8 @@ final class OutboxRows {
 
   private OutboxRows() {}
 
-  /** One row's values: due at once by the database clock. */
-  static String tuple(Dialect d) {
-    return "(?, ?, ?, ?, ?, " + d.now() + ", " + d.now() + ")";
-  }
+  /** One row's values, its clock a placeholder: due at once by the database clock. */
+  static final String TUPLE = "(?, ?, ?, ?, ?, {now}, {now})";
 
   /** How the engine sees the outbox table {@code table}; {@code keyOrder} null if unordered. */
   static QueueTable<Envelope> queueTable(String table, KeyOrder keyOrder) {

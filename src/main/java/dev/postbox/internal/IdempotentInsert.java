@@ -2,13 +2,14 @@ package dev.postbox.internal;
 
 import dev.postbox.Database;
 import dev.postbox.internal.dialect.Dialect;
+import dev.postbox.internal.sql.Home;
+import dev.postbox.internal.sql.Sql;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicReferenceArray;
-import java.util.function.Function;
 
 /**
  * Inserts rows on the caller's connection, skipping rows whose unique column already holds the
@@ -28,7 +29,7 @@ final class IdempotentInsert {
   private final String columns;
   private final int[] types;
   private final String uniqueColumn;
-  private final Function<Dialect, String> valueTuple;
+  private final String valueTuple;
   private final String notifyChannel;
   // by dialect, form and row count (up to 16, and CHUNK): built once, no key objects per insert
   private final AtomicReferenceArray<Insert> statements =
@@ -46,7 +47,8 @@ final class IdempotentInsert {
   /**
    * @param columns the inserted columns, comma-separated
    * @param types the {@link java.sql.Types} of the bound parameters of one row, in order
-   * @param valueTuple one row's "(?, ?, …)" for a dialect (may use its clock expressions)
+   * @param valueTuple one row's "(?, ?, …)", its clock expressions placeholders ({@code {now}},
+   *     {@code {nowPlusMillis}})
    * @param notifyChannel where the database has notifications, the channel each insert notifies;
    *     null for none
    */
@@ -55,7 +57,7 @@ final class IdempotentInsert {
       String columns,
       int[] types,
       String uniqueColumn,
-      Function<Dialect, String> valueTuple,
+      String valueTuple,
       String notifyChannel) {
     this.table = table;
     this.columns = columns;
@@ -83,22 +85,21 @@ final class IdempotentInsert {
 
   /**
    * {@link #insert} of at most {@link #CHUNK} rows in one PostgreSQL statement that first locks
-   * {@code keys} (sorted, distinct): {@code lockCte} is a {@code WITH …, postbox$locks AS (…)}
-   * taking them ({@link KeyLocks#postgresLocks}), bound first as its one parameter ({@link
-   * KeyLocks#bindPostgres}). One round trip for the lock and the insert.
+   * {@code keys} (sorted, distinct, at most as many as rows) with {@code keyLocks}, bound first as
+   * its one parameter ({@link KeyLocks#bindPostgres}). One round trip for the lock and the insert.
    */
   int insertLocked(
       Connection c,
       Dialect d,
       List<Object[]> rows,
       boolean mayCollide,
-      String lockCte,
+      KeyLocks keyLocks,
       List<String> keys)
       throws SQLException {
     boolean cached = rows.size() == 1 && keys.size() == 1;
     Insert insert = cached ? lockedSingle[mayCollide ? 1 : 0] : null;
     if (insert == null) {
-      insert = locked(d, rows.size(), mayCollide, lockCte);
+      insert = locked(d, rows.size(), mayCollide, keys.size() > 1, keyLocks);
       if (cached) {
         lockedSingle[mayCollide ? 1 : 0] = insert;
       }
@@ -110,25 +111,39 @@ final class IdempotentInsert {
     return rows <= CHUNK;
   }
 
-  Insert locked(Dialect d, int rows, boolean skipping, String lockCte) {
-    String tuple = valueTuple.apply(d);
-    StringBuilder values = new StringBuilder(rows * (tuple.length() + 2));
-    for (int i = 0; i < rows; i++) {
-      values.append(i == 0 ? "" : ", ").append(tuple);
-    }
-    // the one-time filter runs the locks before any row is made, so before any id is drawn
+  /**
+   * PostgreSQL's insert of {@code rows} rows that first locks its keys ({@link
+   * Sql#INSERT_LOCKING}): one key, or a text array of them if {@code manyKeys}; skipping duplicates
+   * if {@code skipping}.
+   */
+  Insert locked(Dialect d, int rows, boolean skipping, boolean manyKeys, KeyLocks keyLocks) {
     String sql =
-        lockCte
-            + " INSERT INTO "
-            + table
-            + " ("
-            + columns
-            + ") SELECT * FROM (VALUES "
-            + values
-            + ") AS postbox$values WHERE (SELECT COUNT(*) FROM postbox$locks) >= 0"
-            + (skipping ? " ON CONFLICT (" + uniqueColumn + ") DO NOTHING" : "");
-    String notifying = notifyChannel != null ? d.insertAndNotify(sql, notifyChannel) : null;
-    return notifying != null ? new Insert(notifying, true) : new Insert(sql, false);
+        keyLocks.fill(
+            Home.text(Sql.INSERT_LOCKING, d)
+                .replace("{keyLocks}", KeyLocks.postgresKeyLocks(d, manyKeys ? 2 : 1))
+                .replace("{onConflict}", skipping ? Home.text(Sql.ON_CONFLICT, d) : ""));
+    return notifying(d, into(sql, d, rows));
+  }
+
+  /** {@code template} filled in for this table and {@code rows} rows. */
+  private String into(String template, Dialect d, int rows) {
+    StringBuilder values = new StringBuilder(rows * (valueTuple.length() + 2));
+    for (int i = 0; i < rows; i++) {
+      values.append(i == 0 ? "" : ", ").append(valueTuple);
+    }
+    return template
+        .replace("{table}", table)
+        .replace("{columns}", columns)
+        .replace("{unique}", uniqueColumn)
+        .replace("{values}", Home.clock(values.toString(), d));
+  }
+
+  /** {@code sql}, notifying the table's channel where the database has notifications. */
+  private Insert notifying(Dialect d, String sql) {
+    String notify = notifyChannel == null ? null : Home.text(Sql.INSERT_NOTIFY, d);
+    return notify == null
+        ? new Insert(sql, false)
+        : new Insert(notify.replace("{channel}", notifyChannel).replace("{insert}", sql), true);
   }
 
   private int insertChunk(Connection c, Dialect d, List<Object[]> rows, boolean mayCollide)
@@ -172,25 +187,8 @@ final class IdempotentInsert {
     if (cached != null) {
       return cached;
     }
-    String tuple = valueTuple.apply(d);
-    StringBuilder values = new StringBuilder(rows * (tuple.length() + 2));
-    for (int i = 0; i < rows; i++) {
-      values.append(i == 0 ? "" : ", ").append(tuple);
-    }
-    Insert built;
-    if (!skipping) {
-      String sql = "INSERT INTO " + table + " (" + columns + ") VALUES " + values;
-      String notifying = notifyChannel != null ? d.insertAndNotify(sql, notifyChannel) : null;
-      built = notifying != null ? new Insert(notifying, true) : new Insert(sql, false);
-    } else {
-      String sql = d.insertSkippingDuplicates(table, columns, values.toString(), uniqueColumn);
-      String notifying =
-          sql != null && notifyChannel != null ? d.insertAndNotify(sql, notifyChannel) : null;
-      built =
-          sql == null
-              ? NONE
-              : notifying != null ? new Insert(notifying, true) : new Insert(sql, false);
-    }
+    String template = Home.text(skipping ? Sql.INSERT_SKIPPING : Sql.INSERT, d);
+    Insert built = template == null ? NONE : notifying(d, into(template, d, rows));
     if (slot >= 0) {
       statements.set(index, built);
     }

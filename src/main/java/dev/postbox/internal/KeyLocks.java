@@ -1,7 +1,9 @@
 package dev.postbox.internal;
 
-import dev.postbox.Database;
 import dev.postbox.internal.dialect.Dialect;
+import dev.postbox.internal.jdbc.SqlText;
+import dev.postbox.internal.sql.Home;
+import dev.postbox.internal.sql.Sql;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
@@ -43,20 +45,12 @@ final class KeyLocks {
 
   private final String keysTable;
   private final int seed;
-  // PostgreSQL: a shared lock on this backend's stripe, taken before any key's lock
-  private final String stripeCte;
 
   KeyLocks(String table) {
     this.keysTable = keysTable(table);
     // the same for every instance that names the table with or without its schema
     String bare = table.substring(table.lastIndexOf('.') + 1).toLowerCase(Locale.ROOT);
     this.seed = bare.hashCode();
-    this.stripeCte =
-        "postbox$stripe AS MATERIALIZED (SELECT pg_advisory_xact_lock_shared("
-            + seed
-            + ", pg_backend_pid() % "
-            + STRIPES
-            + "))";
   }
 
   /** The keys table next to {@code table} on databases that need one. */
@@ -75,17 +69,22 @@ final class KeyLocks {
     return List.copyOf(sorted);
   }
 
+  /** {@code template} with this table's lock placeholders filled in. */
+  String fill(String template) {
+    return template
+        .replace("{seed}", Integer.toString(seed))
+        .replace("{stripes}", Integer.toString(STRIPES))
+        .replace("{lastStripe}", Integer.toString(STRIPES - 1))
+        .replace("{keysTable}", keysTable);
+  }
+
   /**
-   * PostgreSQL: a {@code WITH …, postbox$locks AS (…)} that locks {@code n} keys (at most {@link
-   * #MOST_KEYS_ONE_BY_ONE}) bound as its first parameter ({@link #bindPostgres}), for an INSERT
-   * that reads it before it makes its rows ({@link IdempotentInsert#insertLocked}): the lock and
-   * the add in one round trip.
+   * PostgreSQL: the key locks of {@code n} keys bound as one parameter ({@link #bindPostgres}), one
+   * key or a text array of them ({@link Sql#KEY_LOCK}, {@link Sql#KEY_LOCKS}), for a statement's
+   * {@code {keyLocks}}.
    */
-  String postgresLocks(int n) {
-    if (n > MOST_KEYS_ONE_BY_ONE) {
-      throw new IllegalArgumentException(n + " keys, at most " + MOST_KEYS_ONE_BY_ONE);
-    }
-    return "WITH " + stripeCte + ", postbox$locks AS MATERIALIZED (" + postgresKeyLocks(n) + ")";
+  static String postgresKeyLocks(Dialect d, int n) {
+    return Home.text(n == 1 ? Sql.KEY_LOCK : Sql.KEY_LOCKS, d);
   }
 
   /**
@@ -111,12 +110,12 @@ final class KeyLocks {
     switch (d.database()) {
       case POSTGRESQL -> {
         if (sorted.size() > MOST_KEYS_ONE_BY_ONE) {
-          try (PreparedStatement ps = c.prepareStatement(postgresEveryStripe())) {
+          try (PreparedStatement ps = c.prepareStatement(postgresEveryStripe(d))) {
             ps.execute();
           }
           return;
         }
-        try (PreparedStatement ps = c.prepareStatement(postgresKeysAlone(sorted.size()))) {
+        try (PreparedStatement ps = c.prepareStatement(postgresKeysAlone(d, sorted.size()))) {
           bindPostgres(c, ps, 1, sorted);
           ps.execute();
         }
@@ -138,62 +137,21 @@ final class KeyLocks {
     }
   }
 
-  /**
-   * PostgreSQL: locks every stripe of the table, in stripe order: every stripe comes before every
-   * key in the one order. No params.
-   */
-  String postgresEveryStripe() {
-    return "SELECT pg_advisory_xact_lock("
-        + seed
-        + ", s) FROM generate_series(0, "
-        + (STRIPES - 1)
-        + ") AS postbox$stripes(s) ORDER BY s";
+  /** PostgreSQL: locks every stripe of the table ({@link Sql#LOCK_EVERY_STRIPE}). No params. */
+  String postgresEveryStripe(Dialect d) {
+    return fill(Home.text(Sql.LOCK_EVERY_STRIPE, d));
   }
 
   /**
-   * PostgreSQL: locks {@code n} keys in a statement of its own, for an add that does not fit one
-   * INSERT. Params: the key, or the keys as a text array ({@link #bindPostgres}).
+   * PostgreSQL: locks {@code n} keys in a statement of its own ({@link Sql#LOCK_KEYS}), for an add
+   * that does not fit one INSERT. Params: the key, or the keys as a text array.
    */
-  String postgresKeysAlone(int n) {
-    return "WITH " + stripeCte + " " + postgresKeyLocks(n);
-  }
-
-  /**
-   * PostgreSQL: locks the keys of its one parameter in the order of their hashes, after the stripe
-   * lock of {@code postbox$stripe} (its one-time filter runs before any row). The keys' locks are
-   * taken after the sort: PostgreSQL computes volatile functions of the select list after ORDER BY.
-   */
-  private String postgresKeyLocks(int n) {
-    String stripeFirst = " WHERE (SELECT COUNT(*) FROM postbox$stripe) = 1";
-    if (n == 1) {
-      return "SELECT pg_advisory_xact_lock(hashtextextended(CAST(? AS TEXT), "
-          + seed
-          + "))"
-          + stripeFirst;
-    }
-    return "SELECT pg_advisory_xact_lock(h) FROM (SELECT DISTINCT hashtextextended(k, "
-        + seed
-        + ") AS h FROM unnest(CAST(? AS TEXT[])) AS postbox$keys(k)) AS postbox$hashes"
-        + stripeFirst
-        + " ORDER BY h";
+  String postgresKeysAlone(Dialect d, int n) {
+    return fill(Home.text(Sql.LOCK_KEYS, d).replace("{keyLocks}", postgresKeyLocks(d, n)));
   }
 
   /** MySQL, H2: the statement that locks {@code n} keys' rows of the keys table. */
   String rowLocks(Dialect d, int n) {
-    return d.database() == Database.MYSQL
-        ? "INSERT INTO "
-            + keysTable
-            + " (msg_key) VALUES "
-            + tuples(n, "(?)")
-            + " ON DUPLICATE KEY UPDATE msg_key = msg_key"
-        : "MERGE INTO " + keysTable + " (msg_key) KEY (msg_key) VALUES " + tuples(n, "(?)");
-  }
-
-  private static String tuples(int n, String tuple) {
-    StringBuilder s = new StringBuilder(n * (tuple.length() + 2));
-    for (int i = 0; i < n; i++) {
-      s.append(i == 0 ? "" : ", ").append(tuple);
-    }
-    return s.toString();
+    return fill(Home.text(Sql.LOCK_KEYS, d).replace("{tuples}", SqlText.marks(n, "(?)")));
   }
 }

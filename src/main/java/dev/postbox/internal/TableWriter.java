@@ -8,7 +8,6 @@ import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.function.Function;
 
 /**
  * What the outbox, the job queue and the inbox share when they write on the caller's connection:
@@ -30,7 +29,7 @@ public final class TableWriter {
    * @param columns the inserted columns, comma-separated
    * @param types the {@link java.sql.Types} of one row's bound parameters
    * @param uniqueColumn the column (or columns) a duplicate collides on
-   * @param valueTuple one row's "(?, ?, …)" for a dialect
+   * @param valueTuple one row's "(?, ?, …)", its clock expressions placeholders
    * @param notify whether each insert also notifies the table's channel (PostgreSQL)
    * @param forced the database to assume for every connection, or null to detect it
    * @param autoCommitRefusal why a connection in auto-commit mode is refused, and what to do
@@ -40,7 +39,7 @@ public final class TableWriter {
       String columns,
       int[] types,
       String uniqueColumn,
-      Function<Dialect, String> valueTuple,
+      String valueTuple,
       boolean notify,
       Database forced,
       boolean allowAutoCommit,
@@ -132,8 +131,7 @@ public final class TableWriter {
         if (!sorted.isEmpty()
             && d.database() == Database.POSTGRESQL
             && IdempotentInsert.fitsOneStatement(rows.size())) {
-          return insert.insertLocked(
-              c, d, rows, mayCollide, keyLocks.postgresLocks(sorted.size()), sorted);
+          return insert.insertLocked(c, d, rows, mayCollide, keyLocks, sorted);
         }
         keyLocks.lock(c, d, sorted);
       }

@@ -25,7 +25,7 @@ class IdempotentInsertTest {
   private final Dialect sqlite = Dialects.of(Database.SQLITE);
   private final IdempotentInsert insert =
       new IdempotentInsert(
-          "t", "k, v", new int[] {Types.VARCHAR, Types.VARCHAR}, "k", d -> "(?, ?)", null);
+          "t", "k, v", new int[] {Types.VARCHAR, Types.VARCHAR}, "k", "(?, ?)", null);
 
   @Test
   void aRowThatMayCollideIsSkippedAndOneThatCannotFailsLoudly() throws Exception {

@@ -68,7 +68,7 @@ public final class InternalSqlRendering {
                     + keys
                     + "-keys",
                 keysParam(keys) + ", then " + perRow,
-                writer.insert.locked(d, n, skip, locks.postgresLocks(keys)).sql());
+                writer.insert.locked(d, n, skip, keys > 1, locks).sql());
           }
         }
       }
@@ -79,9 +79,9 @@ public final class InternalSqlRendering {
     switch (d.database()) {
       case POSTGRESQL -> {
         for (int keys : new int[] {1, 2}) {
-          out.add(name + "-key-locks-" + keys, keysParam(keys), locks.postgresKeysAlone(keys));
+          out.add(name + "-key-locks-" + keys, keysParam(keys), locks.postgresKeysAlone(d, keys));
         }
-        out.add(name + "-key-locks-every-stripe", "none", locks.postgresEveryStripe());
+        out.add(name + "-key-locks-every-stripe", "none", locks.postgresEveryStripe(d));
       }
       case MYSQL, H2 -> {
         for (int keys : ROWS) {

@@ -8,9 +8,9 @@ import java.sql.SQLRecoverableException;
 import java.time.Instant;
 
 /**
- * What differs between databases for the writes of the API classes and the engine's threads: the
- * clock expression, timestamp reading, insert-if-absent, error classification. The statements the
- * engine runs on a queue table live in {@code dev.postbox.internal.sql}, one home per database.
+ * What differs between databases besides their statements: the clock expression the statements use,
+ * timestamp reading and binding, error classification. Every statement lives in the statement
+ * catalogue of {@code dev.postbox.internal.sql}, one folder per database.
  */
 public interface Dialect {
 
@@ -43,23 +43,6 @@ public interface Dialect {
    */
   default boolean oneWriter() {
     return false;
-  }
-
-  /**
-   * An INSERT of {@code rows} value tuples that silently skips rows whose {@code uniqueColumn}
-   * already exists, reporting only inserted rows in its update count; null if the database has no
-   * such form that is safe (then a plain INSERT is used and duplicates are caught).
-   */
-  String insertSkippingDuplicates(
-      String table, String columns, String valueRows, String uniqueColumn);
-
-  /**
-   * {@code insert} (a plain INSERT, or an insert-if-absent from {@link #insertSkippingDuplicates})
-   * turned into one statement that also notifies {@code channel} and returns the inserted count as
-   * its only row; null if the database has no notifications.
-   */
-  default String insertAndNotify(String insert, String channel) {
-    return null;
   }
 
   /** True if {@code e} reports a unique-key violation. */

@@ -38,13 +38,6 @@ final class H2Dialect implements Dialect {
   }
 
   @Override
-  public String insertSkippingDuplicates(
-      String table, String columns, String valueRows, String uniqueColumn) {
-    return null; // H2 has no ON CONFLICT outside PostgreSQL mode; a duplicate fails only its
-    // statement
-  }
-
-  @Override
   public boolean isDuplicateKey(SQLException e) {
     return "23505".equals(e.getSQLState());
   }

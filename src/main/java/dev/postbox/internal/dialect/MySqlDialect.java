@@ -38,15 +38,6 @@ final class MySqlDialect implements Dialect {
   }
 
   @Override
-  public String insertSkippingDuplicates(
-      String table, String columns, String valueRows, String uniqueColumn) {
-    // INSERT IGNORE also swallows truncation and bad values, and ON DUPLICATE KEY UPDATE reports a
-    // duplicate as 1 row under the drivers' default CLIENT_FOUND_ROWS: a plain INSERT it is, and a
-    // duplicate key (which in InnoDB rolls back only the statement) is caught.
-    return null;
-  }
-
-  @Override
   public boolean isDuplicateKey(SQLException e) {
     return e.getErrorCode() == 1062;
   }

@@ -38,32 +38,6 @@ final class PostgresDialect implements Dialect {
   }
 
   @Override
-  public String insertSkippingDuplicates(
-      String table, String columns, String valueRows, String uniqueColumn) {
-    // a duplicate must not abort the caller's transaction, so no exception may be raised at all
-    return "INSERT INTO "
-        + table
-        + " ("
-        + columns
-        + ") VALUES "
-        + valueRows
-        + " ON CONFLICT ("
-        + uniqueColumn
-        + ") DO NOTHING";
-  }
-
-  @Override
-  public String insertAndNotify(String insert, String channel) {
-    // one round trip; NOTIFY is delivered at commit, never for a rolled-back transaction, and
-    // PostgreSQL folds identical notifications of one transaction into one
-    return "WITH added AS ("
-        + insert
-        + " RETURNING 1) SELECT COUNT(*), pg_notify('"
-        + channel
-        + "', '') FROM added";
-  }
-
-  @Override
   public boolean isDuplicateKey(SQLException e) {
     return "23505".equals(e.getSQLState());
   }

@@ -54,20 +54,6 @@ final class SqliteDialect implements Dialect {
   }
 
   @Override
-  public String insertSkippingDuplicates(
-      String table, String columns, String valueRows, String uniqueColumn) {
-    return "INSERT INTO "
-        + table
-        + " ("
-        + columns
-        + ") VALUES "
-        + valueRows
-        + " ON CONFLICT ("
-        + uniqueColumn
-        + ") DO NOTHING";
-  }
-
-  @Override
   public boolean isDuplicateKey(SQLException e) {
     return e.getErrorCode() == 19 && String.valueOf(e.getMessage()).contains("UNIQUE");
   }

@@ -8,9 +8,14 @@ public final class SqlText {
 
   /** {@code n} parameter marks: {@code ?, ?, ?}. */
   public static String marks(int n) {
-    StringBuilder s = new StringBuilder(n * 3);
+    return marks(n, "?");
+  }
+
+  /** {@code n} times {@code mark}, comma-separated: {@code (?), (?)}. */
+  public static String marks(int n, String mark) {
+    StringBuilder s = new StringBuilder(n * (mark.length() + 2));
     for (int i = 0; i < n; i++) {
-      s.append(i == 0 ? "?" : ", ?");
+      s.append(i == 0 ? "" : ", ").append(mark);
     }
     return s.toString();
   }

@@ -1,6 +1,7 @@
 package dev.postbox.internal.sql;
 
 import dev.postbox.Database;
+import dev.postbox.internal.dialect.Dialect;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
@@ -110,6 +111,22 @@ public enum Home {
     return template(sql.file());
   }
 
+  /**
+   * The statement (or fragment) {@code sql} on {@code dialect}'s database with its clock filled in,
+   * for the code outside the engine that fills in the rest; null if the database has none.
+   */
+  public static String text(Sql sql, Dialect dialect) {
+    String template = of(dialect.database()).template(sql);
+    return template == null ? null : clock(template, dialect);
+  }
+
+  /** {@code template} with {@code {now}} and {@code {nowPlusMillis}} of {@code dialect}. */
+  public static String clock(String template, Dialect dialect) {
+    return template
+        .replace("{nowPlusMillis}", dialect.nowPlusMillis())
+        .replace("{now}", dialect.now());
+  }
+
   /** The template in the file {@code name.sql}: this database's, else the common one, or null. */
   String template(String name) {
     String cached = templates.get(name);
@@ -120,11 +137,10 @@ public enum Home {
     if (text == null) {
       text = read("common/" + name + ".sql");
     }
-    if (text != null) {
-      text = includes(text);
-    }
-    templates.put(name, text == null ? "" : text);
-    return text;
+    // a file of comments only says that this database has no such statement
+    text = text == null || text.isEmpty() ? "" : includes(text);
+    templates.put(name, text);
+    return text.isEmpty() ? null : text;
   }
 
   private String includes(String text) {
@@ -141,7 +157,10 @@ public enum Home {
     return out.toString();
   }
 
-  /** The template of a catalogue file: its text without the leading comment lines; or null. */
+  /**
+   * The template of a catalogue file: its text without the leading comment lines (empty if that is
+   * all it holds); null if there is no such file.
+   */
   private static String read(String path) {
     try (InputStream in = Home.class.getResourceAsStream("statements/" + path)) {
       if (in == null) {

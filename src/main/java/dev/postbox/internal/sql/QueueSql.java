@@ -62,11 +62,7 @@ public final class QueueSql {
 
   /** The bounded DELETE of old inbox rows of {@code table}. Params: -retention millis, limit. */
   public static String inboxCleanup(Dialect dialect, String table) {
-    return Home.of(dialect.database())
-        .template(Sql.INBOX_CLEANUP)
-        .replace("{table}", table)
-        .replace("{nowPlusMillis}", dialect.nowPlusMillis())
-        .replace("{now}", dialect.now());
+    return Home.text(Sql.INBOX_CLEANUP, dialect).replace("{table}", table);
   }
 
   /** The statement {@code name} of this table, filled in; null if this database has none. */
@@ -116,8 +112,7 @@ public final class QueueSql {
         .replace("{limit}", Integer.toString(batchSize))
         .replace("{window}", Integer.toString(2 * batchSize))
         .replace("{windowKey}", order == null ? "" : ", " + order.keyColumn() + " AS claim_key")
-        .replace("{nowPlusMillis}", dialect.nowPlusMillis())
-        .replace("{now}", dialect.now());
+        .transform(filled -> Home.clock(filled, dialect));
   }
 
   public Dialect dialect() {

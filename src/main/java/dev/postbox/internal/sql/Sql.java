@@ -6,7 +6,8 @@ import java.util.Locale;
  * The names of the statements on a queue table, each a file {@code <name>.sql} of its database's
  * folder in the statement catalogue, or of its {@code common} folder ({@link Home}); the file says
  * what the statement does and names its bound parameters in order. Some exist only for a table
- * ordered by key ({@link Needs#KEY_ORDER}), or only where parked rows block their keys.
+ * ordered by key ({@link Needs#KEY_ORDER}), or only where parked rows block their keys; the others
+ * are not a queue table's (the adds) and are filled in by the code that runs them.
  */
 public enum Sql {
   CLAIM,
@@ -49,13 +50,27 @@ public enum Sql {
   REPLAY,
   REPLAY_ALL,
   DISCARD,
-  INBOX_CLEANUP;
+  INBOX_CLEANUP,
+  // the adds on the caller's connection, filled in by the writer
+  INSERT(Needs.CALLER),
+  INSERT_SKIPPING(Needs.CALLER),
+  INSERT_NOTIFY(Needs.CALLER),
+  INSERT_LOCKING(Needs.CALLER),
+  ON_CONFLICT(Needs.FRAGMENT),
+  KEY_LOCK(Needs.FRAGMENT),
+  KEY_LOCKS(Needs.FRAGMENT),
+  LOCK_KEYS(Needs.CALLER),
+  LOCK_EVERY_STRIPE(Needs.CALLER);
 
   /** Which tables a statement exists for. */
   enum Needs {
     ANY_TABLE,
     KEY_ORDER,
-    PARKED_BLOCKS
+    PARKED_BLOCKS,
+    /** Not a queue table's: filled in by the code that runs it. */
+    CALLER,
+    /** A part of a statement, filled in by the code that runs it: {@code <name>.fragment.sql}. */
+    FRAGMENT
   }
 
   private final Needs needs;
@@ -70,7 +85,8 @@ public enum Sql {
 
   /** The statement's file name in the catalogue, without {@code .sql}. */
   String file() {
-    return name().toLowerCase(Locale.ROOT).replace('_', '-');
+    String file = name().toLowerCase(Locale.ROOT).replace('_', '-');
+    return needs == Needs.FRAGMENT ? file + ".fragment" : file;
   }
 
   /** Whether the statement exists for a table ordered as {@code order} says (null: not at all). */
@@ -79,6 +95,7 @@ public enum Sql {
       case ANY_TABLE -> true;
       case KEY_ORDER -> order != null;
       case PARKED_BLOCKS -> order != null && order.parkedBlocks();
+      case CALLER, FRAGMENT -> false;
     };
   }
 }

@@ -1,0 +1,2 @@
+-- None: H2 has no ON CONFLICT outside PostgreSQL mode; a duplicate fails only its statement, which
+-- is caught.

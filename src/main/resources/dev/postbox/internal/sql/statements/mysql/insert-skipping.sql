@@ -1,0 +1,3 @@
+-- None: INSERT IGNORE also swallows truncation and bad values, and ON DUPLICATE KEY UPDATE reports
+-- a duplicate as 1 row under the drivers' default CLIENT_FOUND_ROWS: a plain INSERT it is, and a
+-- duplicate key (which in InnoDB rolls back only the statement) is caught.
