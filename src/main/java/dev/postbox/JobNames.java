@@ -3,7 +3,9 @@ package dev.postbox;
 import dev.postbox.internal.DialectChoice;
 import dev.postbox.internal.dialect.Dialect;
 import dev.postbox.internal.jdbc.Jdbc;
+import dev.postbox.internal.sql.Home;
 import dev.postbox.internal.sql.QueueTable;
+import dev.postbox.internal.sql.Sql;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -63,20 +65,7 @@ final class JobNames {
    * {@link #stats}' statement: per name, pending, due and leased jobs, the oldest due. No params.
    */
   static String countsByName(Dialect d, String table) {
-    String now = d.now();
-    return "SELECT name, COUNT(*) AS pending,"
-        + " SUM(CASE WHEN available_at <= "
-        + now
-        + " THEN 1 ELSE 0 END) AS due,"
-        + " SUM(CASE WHEN available_at > "
-        + now
-        + " AND leased_by IS NOT NULL THEN 1 ELSE 0 END) AS leased,"
-        + " MIN(CASE WHEN available_at <= "
-        + now
-        + " THEN available_at END) AS oldest_due"
-        + " FROM "
-        + table
-        + " WHERE state = 0 GROUP BY name ORDER BY name";
+    return Home.text(Sql.JOB_COUNTS_BY_NAME, d).replace("{table}", table);
   }
 
   /**
@@ -85,16 +74,10 @@ final class JobNames {
    * when.
    */
   static String overdueUnhandled(Dialect d, String table, Collection<String> handled) {
-    return "SELECT name, COUNT(*) AS waiting, MIN(available_at) AS since FROM ("
-        + "SELECT name, available_at FROM "
-        + table
-        + " WHERE state = 0 AND available_at <= "
-        + d.nowPlusMillis()
-        + " ORDER BY available_at, id LIMIT "
-        + OVERDUE_LOOKED_AT
-        + ") overdue WHERE name NOT IN ("
-        + literals(handled)
-        + ") GROUP BY name";
+    return Home.text(Sql.JOBS_OVERDUE_UNHANDLED, d)
+        .replace("{table}", table)
+        .replace("{overdue}", Integer.toString(OVERDUE_LOOKED_AT))
+        .replace("{names}", literals(handled));
   }
 
   /** {@code names} (valid job names) as SQL string literals, sorted, comma-separated. */

@@ -3,6 +3,8 @@ package dev.postbox;
 import dev.postbox.internal.Require;
 import dev.postbox.internal.Rules;
 import dev.postbox.internal.jdbc.Jdbc;
+import dev.postbox.internal.sql.Home;
+import dev.postbox.internal.sql.Sql;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -15,23 +17,14 @@ import java.util.OptionalLong;
  * transaction, if one is open; never commits. Immutable and thread-safe.
  */
 final class JobStatements {
-  // not started: pending, waiting on its delay or a retry's backoff, or parked; a running job has
-  // a lease (leased_by) until its outcome is written, and is never cancelled
-  private static final String NOT_STARTED = " AND state IN (0, 2) AND leased_by IS NULL";
-
   final String byKey;
   final String cancelById;
   final String cancelByKey;
 
   JobStatements(String table) {
-    // Params: the key, twice. A started job keeps its key in running_key, a job not started yet in
-    // dedupe_key; there is at most one of each
-    this.byKey = "SELECT id, dedupe_key FROM " + table + " WHERE dedupe_key = ? OR running_key = ?";
-    // Params: the id
-    this.cancelById = "DELETE FROM " + table + " WHERE id = ?" + NOT_STARTED;
-    // Params: the key, twice
-    this.cancelByKey =
-        "DELETE FROM " + table + " WHERE (dedupe_key = ? OR running_key = ?)" + NOT_STARTED;
+    this.byKey = Home.common(Sql.JOB_ID_BY_DEDUPE_KEY).replace("{table}", table);
+    this.cancelById = Home.common(Sql.JOB_CANCEL).replace("{table}", table);
+    this.cancelByKey = Home.common(Sql.JOB_CANCEL_BY_DEDUPE_KEY).replace("{table}", table);
   }
 
   /** The id of the job not started yet that holds {@code key}, else of the started one. */

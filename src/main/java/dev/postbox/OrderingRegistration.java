@@ -3,6 +3,8 @@ package dev.postbox;
 import dev.postbox.internal.Periodic;
 import dev.postbox.internal.dialect.Dialect;
 import dev.postbox.internal.jdbc.Jdbc;
+import dev.postbox.internal.sql.Home;
+import dev.postbox.internal.sql.Sql;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -124,36 +126,27 @@ final class OrderingRegistration {
    * leases in millis.
    */
   static String forgetSql(Dialect d, String table) {
-    return "DELETE FROM " + table + " WHERE instance_id = ? OR seen_at < " + d.nowPlusMillis();
+    return Home.text(Sql.REGISTRATION_FORGET, d).replace("{table}", table);
   }
 
   /** The entries seen within a lease. Params: -lease millis. */
   static String liveSql(Dialect d, String table) {
-    return "SELECT instance_id, settings, started_at FROM "
-        + table
-        + " WHERE seen_at >= "
-        + d.nowPlusMillis();
+    return Home.text(Sql.REGISTRATION_LIVE, d).replace("{table}", table);
   }
 
   /** Params: instance id, settings. */
   static String insertSql(Dialect d, String table) {
-    return "INSERT INTO "
-        + table
-        + " (instance_id, settings, started_at, seen_at) VALUES (?, ?, "
-        + d.now()
-        + ", "
-        + d.now()
-        + ")";
+    return Home.text(Sql.REGISTRATION_INSERT, d).replace("{table}", table);
   }
 
   /** Params: instance id. */
   static String seenSql(Dialect d, String table) {
-    return "UPDATE " + table + " SET seen_at = " + d.now() + " WHERE instance_id = ?";
+    return Home.text(Sql.REGISTRATION_SEEN, d).replace("{table}", table);
   }
 
   /** Params: instance id. */
   static String deleteSql(String table) {
-    return "DELETE FROM " + table + " WHERE instance_id = ?";
+    return Home.common(Sql.REGISTRATION_DELETE).replace("{table}", table);
   }
 
   private record Conflict(String instanceId, String settings, Instant startedAt) {}

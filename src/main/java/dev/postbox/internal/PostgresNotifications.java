@@ -1,5 +1,7 @@
 package dev.postbox.internal;
 
+import dev.postbox.internal.sql.Home;
+import dev.postbox.internal.sql.Sql;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
 import java.sql.Connection;
@@ -44,11 +46,11 @@ public final class PostgresNotifications {
   public static final int MAX_CHANNEL = 63;
 
   /** Stops every LISTEN of the connection. */
-  static final String UNLISTEN = "UNLISTEN *";
+  static final String UNLISTEN = Home.POSTGRESQL.template(Sql.UNLISTEN);
 
   /** The LISTEN on {@code channel}. */
   static String listen(String channel) {
-    return "LISTEN \"" + channel + "\"";
+    return Home.POSTGRESQL.template(Sql.LISTEN).replace("{channel}", channel);
   }
 
   /** The channel a table's adds notify: its name as configured. */

@@ -4,6 +4,8 @@ import dev.postbox.Database;
 import dev.postbox.PostboxException;
 import dev.postbox.internal.dialect.Dialects;
 import dev.postbox.internal.jdbc.Jdbc;
+import dev.postbox.internal.sql.Home;
+import dev.postbox.internal.sql.Sql;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
@@ -81,7 +83,7 @@ public final class Startup {
 
   /** The statement that fails unless {@code table} has {@code columns}; it reads no row. */
   static String columnsCheck(String table, String columns) {
-    return "SELECT " + columns + " FROM " + table + " WHERE 1 = 0";
+    return Home.common(Sql.CHECK_COLUMNS).replace("{table}", table).replace("{columns}", columns);
   }
 
   /**

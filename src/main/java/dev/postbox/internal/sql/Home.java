@@ -107,7 +107,7 @@ public enum Home {
   }
 
   /** The template of {@code sql} on this database, fragments included; null if it has none. */
-  String template(Sql sql) {
+  public String template(Sql sql) {
     return template(sql.file());
   }
 
@@ -118,6 +118,19 @@ public enum Home {
   public static String text(Sql sql, Dialect dialect) {
     String template = of(dialect.database()).template(sql);
     return template == null ? null : clock(template, dialect);
+  }
+
+  /**
+   * The statement {@code sql} written once for every database, with no clock in it (in {@code
+   * common/}).
+   */
+  public static String common(Sql sql) {
+    String template = read("common/" + sql.file() + ".sql");
+    if (template == null || template.isEmpty()) {
+      throw new IllegalArgumentException(
+          sql + " is not a statement written once for every database");
+    }
+    return template;
   }
 
   /** {@code template} with {@code {now}} and {@code {nowPlusMillis}} of {@code dialect}. */

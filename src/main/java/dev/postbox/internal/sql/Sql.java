@@ -60,7 +60,22 @@ public enum Sql {
   KEY_LOCK(Needs.FRAGMENT),
   KEY_LOCKS(Needs.FRAGMENT),
   LOCK_KEYS(Needs.CALLER),
-  LOCK_EVERY_STRIPE(Needs.CALLER);
+  LOCK_EVERY_STRIPE(Needs.CALLER),
+  // jobs by id, dedupe key and name
+  JOB_ID_BY_DEDUPE_KEY(Needs.CALLER),
+  JOB_CANCEL(Needs.CALLER),
+  JOB_CANCEL_BY_DEDUPE_KEY(Needs.CALLER),
+  JOB_COUNTS_BY_NAME(Needs.CALLER),
+  JOBS_OVERDUE_UNHANDLED(Needs.CALLER),
+  // a dispatcher's start and its registration on an outbox
+  CHECK_COLUMNS(Needs.CALLER),
+  REGISTRATION_FORGET(Needs.CALLER),
+  REGISTRATION_LIVE(Needs.CALLER),
+  REGISTRATION_INSERT(Needs.CALLER),
+  REGISTRATION_SEEN(Needs.CALLER),
+  REGISTRATION_DELETE(Needs.CALLER),
+  LISTEN(Needs.CALLER),
+  UNLISTEN(Needs.CALLER);
 
   /** Which tables a statement exists for. */
   enum Needs {

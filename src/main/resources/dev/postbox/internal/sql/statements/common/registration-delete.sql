@@ -1,0 +1,2 @@
+-- Removes a dispatcher's entry when it stops. Params: instance id.
+DELETE FROM {table} WHERE instance_id = ?

@@ -1,0 +1,2 @@
+-- Refreshes a dispatcher's entry. Params: instance id.
+UPDATE {table} SET seen_at = {now} WHERE instance_id = ?
