@@ -75,16 +75,15 @@ public final class QueueSql {
     return walkKeysFromStart;
   }
 
-  // the rows a combined claim finishes, which its other parts still see as pending
-  private static final String FINISHED = "SELECT finished$id FROM claim$finished";
-
   /** {@code template} of statement {@code name} filled in for table {@code t}. */
   private String fill(String template, Sql name, QueueTable<?> t, int batchSize) {
     KeyOrder order = t.keyOrder();
     // the window of a claim by id is searched for heads in Java and under the locks
     boolean heads = name != Sql.CANDIDATES;
     String finished =
-        name == Sql.CLAIM_AFTER_FINISH || name == Sql.CLAIM_RUNS_AFTER_FINISH ? FINISHED : null;
+        name == Sql.CLAIM_AFTER_FINISH || name == Sql.CLAIM_RUNS_AFTER_FINISH
+            ? home.template(Sql.FINISHED_IDS)
+            : null;
     String filter =
         t.claimFilter()
             + (order == null || !heads
@@ -98,10 +97,8 @@ public final class QueueSql {
         .replace("{key}", order == null ? "NULL" : order.keyColumn())
         .replace(
             "{blockedKeys}",
-            order == null || !order.parkedBlocks()
-                ? "0"
-                : "(SELECT COUNT(DISTINCT {key}) FROM {table} WHERE state = 2 AND {key} IS NOT NULL)")
-        .replace("{blocked}", order == null ? "0" : order.behindParkedCount(t.name(), "{now}"))
+            order == null || !order.parkedBlocks() ? "0" : Home.common(Sql.BLOCKED_KEYS_COUNT))
+        .replace("{blocked}", order == null ? "0" : order.behindParkedCount(t.name()))
         .replace("{key}", order == null ? "NULL" : order.keyColumn())
         .replace("{table}", t.name())
         .replace("{claimSet}", t.claimSet())

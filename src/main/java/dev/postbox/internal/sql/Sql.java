@@ -51,6 +51,12 @@ public enum Sql {
   REPLAY_ALL,
   DISCARD,
   INBOX_CLEANUP,
+  // parts of the statements above
+  HEAD(Needs.FRAGMENT),
+  NO_PRIOR(Needs.FRAGMENT),
+  BEHIND_PARKED_COUNT(Needs.FRAGMENT),
+  BLOCKED_KEYS_COUNT(Needs.FRAGMENT),
+  FINISHED_IDS(Needs.FRAGMENT),
   // the adds on the caller's connection, filled in by the writer
   INSERT(Needs.CALLER),
   INSERT_SKIPPING(Needs.CALLER),
