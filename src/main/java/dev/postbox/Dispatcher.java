@@ -773,16 +773,7 @@ public final class Dispatcher implements AutoCloseable {
         throw new InvalidValueException(
             "outbox", "jobs or inbox must be set: give the dispatcher something to do");
       }
-      if (!recurring.isEmpty() && jobs != null) {
-        String schedules = jobs.table() + "_schedules";
-        if (schedules.length() - schedules.lastIndexOf('.') - 1 > 63) {
-          throw new InvalidValueException(
-              "recurring",
-              "needs the table "
-                  + schedules
-                  + ", longer than 63 characters: give the job queue a shorter table name");
-        }
-      }
+      // a job table's name leaves room for its _schedules table: Jobs.Builder.table checks it
       for (RecurringJobs.Declared d : recurring.values()) {
         if (jobs == null || !handlers.containsKey(d.name())) {
           throw new InvalidValueException(

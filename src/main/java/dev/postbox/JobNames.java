@@ -35,7 +35,8 @@ final class JobNames {
    */
   static QueueTable<JobContext> claimedBy(
       QueueTable<JobContext> table, Collection<String> handled) {
-    return table.claimedOnlyWhere(" AND name IN (" + literals(handled) + ")");
+    return table.claimedOnlyWhere(
+        Home.common(Sql.JOBS_CLAIMED_NAMES).replace("{names}", literals(handled)));
   }
 
   /** The per-name counts of pending jobs; see {@link Jobs#statsByName}. */

@@ -2,7 +2,9 @@ package dev.postbox;
 
 import dev.postbox.internal.dialect.Dialect;
 import dev.postbox.internal.sql.Claimed;
+import dev.postbox.internal.sql.Home;
 import dev.postbox.internal.sql.QueueTable;
+import dev.postbox.internal.sql.Sql;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Types;
@@ -37,17 +39,9 @@ final class JobRows {
         "name, payload, max_attempts, dedupe_key, running_key, available_at, due_at, tick_at",
         "id",
         "name",
-        ", dedupe_key = NULL, running_key = NULL",
-        " AND (dedupe_key IS NULL OR NOT EXISTS (SELECT 1 FROM "
-            + table
-            + " running_job WHERE running_job.running_key = "
-            + table
-            + ".dedupe_key))",
-        // a retry keeps the key it took on its first claim; MySQL assigns left to right, so
-        // running_key takes the key before dedupe_key is cleared, and due_at the due time before
-        // available_at becomes the lease's end
-        ", running_key = COALESCE(dedupe_key, running_key), dedupe_key = NULL,"
-            + " due_at = available_at",
+        Home.common(Sql.JOBS_DONE_SET),
+        Home.common(Sql.JOBS_CLAIM_FILTER).replace("{table}", table),
+        Home.common(Sql.JOBS_CLAIM_SET),
         "dedupe_key, running_key, due_at, tick_at",
         JobRows::read,
         null,

@@ -22,24 +22,14 @@ import java.util.regex.Pattern;
  * Immutable; templates are read once and cached, thread-safe.
  */
 public enum Home {
-  POSTGRESQL("postgresql", Claiming.ONE_STATEMENT, List.of(), false, true, true),
-  MYSQL(
-      "mysql",
-      Claiming.LOCK_BY_ID_PIPELINED,
-      // SET TRANSACTION applies to the next transaction only: nothing to restore afterwards
-      List.of("SET TRANSACTION ISOLATION LEVEL READ COMMITTED", "START TRANSACTION"),
-      false,
-      true,
-      false),
+  POSTGRESQL("postgresql", Claiming.ONE_STATEMENT, false, true, true),
+  MYSQL("mysql", Claiming.LOCK_BY_ID_PIPELINED, false, true, false),
   // with state IN (0, 2) H2 read every index entry of the key to tell whether a row is its head;
   // with one state per probe it reads the range before the row
-  H2("h2", Claiming.LOCK_BY_ID, List.of(), true, true, false),
-  // one writer per file: a claim takes the write lock up front (a deferred transaction that
-  // upgrades gets SQLITE_BUSY without waiting for the busy timeout); UPDATE … RETURNING returns
-  // the values as updated, so a hand-back is due at once (one claim at a time: only rows of the
-  // last claim can move)
-  SQLITE(
-      "sqlite", Claiming.WRITE_LOCKED_TRANSACTION, List.of("BEGIN IMMEDIATE"), false, false, false);
+  H2("h2", Claiming.LOCK_BY_ID, true, true, false),
+  // UPDATE … RETURNING returns the values as updated, so a hand-back is due at once (one claim at
+  // a time: only rows of the last claim can move)
+  SQLITE("sqlite", Claiming.WRITE_LOCKED_TRANSACTION, false, false, false);
 
   /** How a database claims: which {@link ClaimStrategy} runs its claim statements. */
   enum Claiming {
@@ -57,9 +47,6 @@ public enum Home {
 
   private final String folder;
   final Claiming claiming;
-
-  /** Opens a claim's transaction on a connection in auto-commit mode; ended by COMMIT. */
-  final List<String> beginClaim;
 
   /**
    * Whether the check that a keyed row is the head of its key probes the key index once per
@@ -84,13 +71,11 @@ public enum Home {
   Home(
       String folder,
       Claiming claiming,
-      List<String> beginClaim,
       boolean headCheckPerState,
       boolean claimReturnsDue,
       boolean claimReturnsCharge) {
     this.folder = folder;
     this.claiming = claiming;
-    this.beginClaim = beginClaim;
     this.headCheckPerState = headCheckPerState;
     this.claimReturnsDue = claimReturnsDue;
     this.claimReturnsCharge = claimReturnsCharge;
@@ -104,6 +89,15 @@ public enum Home {
       case H2 -> H2;
       case SQLITE -> SQLITE;
     };
+  }
+
+  /**
+   * The statements that open a claim's transaction on a connection in auto-commit mode ({@link
+   * Sql#BEGIN_CLAIM}, one a line); none where a claim commits as it runs.
+   */
+  List<String> beginClaim() {
+    String begin = template(Sql.BEGIN_CLAIM);
+    return begin == null ? List.of() : List.of(begin.split(";\n"));
   }
 
   /** The template of {@code sql} on this database, fragments included; null if it has none. */

@@ -48,7 +48,7 @@ final class PipelinedClaim extends LockByIdClaim {
     boolean committing = false;
     try (Statement s = c.createStatement()) {
       try { // a batch may have started the transaction before one of its statements failed
-        for (String statement : sql.home.beginClaim) {
+        for (String statement : sql.beginClaim) {
           s.addBatch(statement);
         }
         if (finish != null) {

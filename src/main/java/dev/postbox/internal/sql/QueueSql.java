@@ -23,6 +23,7 @@ public final class QueueSql {
   final Dialect dialect;
   final Home home;
   final Statements statements;
+  final List<String> beginClaim;
   final int window;
   // per-key order (null: the table has none); the runs a claim adds behind the heads it took
   final KeyOrder keyOrder;
@@ -36,6 +37,7 @@ public final class QueueSql {
     this.home = home;
     this.table = t.name();
     this.statements = new Statements(dialect.inProcess());
+    this.beginClaim = home.beginClaim();
     this.window = 2 * batchSize;
     this.keyOrder = t.keyOrder();
     for (Sql name : Sql.values()) {

@@ -10,6 +10,7 @@ import java.util.Locale;
  * are not a queue table's (the adds) and are filled in by the code that runs them.
  */
 public enum Sql {
+  BEGIN_CLAIM(Needs.CALLER),
   CLAIM,
   CLAIM_AFTER_FINISH,
   PROBE,
@@ -57,6 +58,10 @@ public enum Sql {
   BEHIND_PARKED_COUNT(Needs.FRAGMENT),
   BLOCKED_KEYS_COUNT(Needs.FRAGMENT),
   FINISHED_IDS(Needs.FRAGMENT),
+  JOBS_CLAIM_FILTER(Needs.FRAGMENT),
+  JOBS_CLAIM_SET(Needs.FRAGMENT),
+  JOBS_DONE_SET(Needs.FRAGMENT),
+  JOBS_CLAIMED_NAMES(Needs.FRAGMENT),
   // the adds on the caller's connection, filled in by the writer
   INSERT(Needs.CALLER),
   INSERT_SKIPPING(Needs.CALLER),

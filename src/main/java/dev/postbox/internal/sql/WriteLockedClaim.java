@@ -43,7 +43,7 @@ final class WriteLockedClaim implements ClaimStrategy {
     boolean committing = false;
     try (Statement s = c.createStatement()) {
       try {
-        for (String begin : sql.home.beginClaim) {
+        for (String begin : sql.beginClaim) {
           s.execute(begin);
         }
         if (finish != null) {

@@ -211,7 +211,7 @@ public final class LaneSqlRendering {
 
   /** The statements that begin and end a claim's transaction, where they are statements. */
   private void transaction() {
-    out.addGroup("claim-begin", "none", sql.home.beginClaim);
+    out.addGroup("claim-begin", "none", sql.beginClaim);
     out.add("claim-commit", "none", Jdbc.COMMIT);
     out.add("claim-rollback", "none", Jdbc.ROLLBACK);
   }
