@@ -40,6 +40,7 @@ abstract class FlywayRecipeContractTest {
       List.of(
           "postbox_outbox",
           "postbox_outbox_keys",
+          "postbox_outbox_dispatchers",
           "postbox_jobs",
           "postbox_jobs_schedules",
           "postbox_inbox",

@@ -16,11 +16,12 @@ class MariaDbFlywayRecipeTest extends FlywayRecipeContractTest {
         "postbox_jobs",
         "postbox_jobs_schedules",
         "postbox_outbox",
+        "postbox_outbox_dispatchers",
         "postbox_outbox_keys");
   }
 
   @Override
   protected int expectedStatements() {
-    return 5; // five tables, their indexes inline
+    return 6; // six tables, their indexes inline
   }
 }

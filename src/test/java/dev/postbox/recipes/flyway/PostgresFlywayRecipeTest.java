@@ -11,11 +11,16 @@ class PostgresFlywayRecipeTest extends FlywayRecipeContractTest {
 
   @Override
   protected List<String> expectedTables() {
-    return List.of("postbox_inbox", "postbox_jobs", "postbox_jobs_schedules", "postbox_outbox");
+    return List.of(
+        "postbox_inbox",
+        "postbox_jobs",
+        "postbox_jobs_schedules",
+        "postbox_outbox",
+        "postbox_outbox_dispatchers");
   }
 
   @Override
   protected int expectedStatements() {
-    return 8; // four tables, four indexes
+    return 9; // five tables, four indexes
   }
 }
