@@ -2,7 +2,7 @@
 # Runs the reliability suite (src/test/java/dev/postbox/reliability, docs/reliability.md) and prints
 # the one-line figures of every scenario.
 #
-#   scripts/reliability.sh          # the short version, as `mvn -B verify` / .ci/run runs it
+#   scripts/reliability.sh          # the short version, as `mvn -B -Preliability verify` / .ci/run runs it
 #   scripts/reliability.sh long     # the long version (about 45 minutes on 2 cores)
 #
 # Needs the local PostgreSQL and MariaDB of .ci/run (or POSTBOX_POSTGRES_URL / POSTBOX_MARIADB_URL;
@@ -32,6 +32,8 @@ rm -f "$summary"
 args=(-B verify -Dspotless.check.skip=true -Dtest='dev.postbox.reliability.**' -Dsurefire.failIfNoSpecifiedTests=false)
 if [ "$profile" = long ]; then
   args+=(-Plong)
+else
+  args+=(-Preliability)
 fi
 status=0
 mvn "${args[@]}" "$@" || status=$?

@@ -16,6 +16,7 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.IntPredicate;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -27,6 +28,7 @@ import org.junit.jupiter.api.Test;
  * -Dkafka.keys}, {@code -Dkafka.perKey} and {@code -Dkafka.outageMillis}; the defaults are the
  * issue's. Subclasses only say which database.
  */
+@Tag("reliability") // mvn -B -Preliability verify
 public abstract class KafkaEndToEndContractTest extends KafkaEndToEndFixture {
   private static final int EVENTS = Integer.getInteger("kafka.events", 10_000);
   private static final int KEYS = Integer.getInteger("kafka.keys", 200);

@@ -26,6 +26,7 @@ import org.junit.jupiter.api.Test;
  * transaction. Every test uses its own stream, deletes it after, and prints one line with the
  * counts it saw. Subclasses only say which database.
  */
+@Tag("reliability") // mvn -B -Preliability verify
 public abstract class NatsEndToEndContractTest extends NatsEndToEndFixture {
   @Test
   void tenThousandEventsTenPercentRolledBackAreConsumedOnceInboxHitsEqualDuplicates()

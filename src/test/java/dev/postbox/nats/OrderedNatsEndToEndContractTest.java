@@ -24,6 +24,7 @@ import org.junit.jupiter.api.Test;
  * stop), read by one strictly ordered consumer per key partition that counts every inversion.
  * Subclasses only say which database.
  */
+@Tag("reliability") // mvn -B -Preliability verify
 public abstract class OrderedNatsEndToEndContractTest extends NatsEndToEndFixture {
   /**
    * 200 keys × 50 events, each key written by one thread in sequence, dispatched in key order by a

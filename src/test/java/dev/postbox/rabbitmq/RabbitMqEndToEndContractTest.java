@@ -42,6 +42,7 @@ import java.util.function.IntPredicate;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -51,6 +52,7 @@ import org.junit.jupiter.api.Test;
  * inbox's transaction. Every test uses its own queue, deletes it after, and prints one line with
  * the counts it saw. Subclasses only say which database.
  */
+@Tag("reliability") // mvn -B -Preliability verify
 public abstract class RabbitMqEndToEndContractTest extends DatabaseTest {
   private static final String CONSUMER = "e2e-orders";
   private static final String TOPIC = "order.placed";

@@ -1,6 +1,6 @@
 package dev.postbox.reliability;
 
-/** The short reliability scenarios on MariaDB; part of {@code mvn verify}. */
+/** The short reliability scenarios on MariaDB; {@code mvn -B -Preliability verify}. */
 class MariaDbReliabilityTest extends ServerReliabilityContractTest {
   @Override
   String database() {

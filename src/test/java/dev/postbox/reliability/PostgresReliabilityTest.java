@@ -1,6 +1,6 @@
 package dev.postbox.reliability;
 
-/** The short reliability scenarios on PostgreSQL; part of {@code mvn verify}. */
+/** The short reliability scenarios on PostgreSQL; {@code mvn -B -Preliability verify}. */
 class PostgresReliabilityTest extends ServerReliabilityContractTest {
   @Override
   String database() {

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.postbox.OrderedParking;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 
@@ -14,6 +15,7 @@ import org.junit.jupiter.api.TestInstance;
  * server or several dispatcher processes are in {@link ServerReliabilityContractTest}. Every
  * scenario prints one line of figures; see docs/reliability.md.
  */
+@Tag("reliability") // mvn -B -Preliability verify
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 abstract class ReliabilityContractTest {
   private RelDb db;

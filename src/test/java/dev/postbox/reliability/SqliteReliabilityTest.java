@@ -2,8 +2,8 @@ package dev.postbox.reliability;
 
 /**
  * The short reliability scenarios on SQLite, a single-node database: one dispatcher process on a
- * WAL file shared with the producers; part of {@code mvn verify}. The long version is {@link
- * SqliteReliabilityLongTest}.
+ * WAL file shared with the producers; {@code mvn -B -Preliability verify}. The long version is
+ * {@link SqliteReliabilityLongTest}.
  */
 class SqliteReliabilityTest extends ReliabilityContractTest {
   @Override
