@@ -3,6 +3,8 @@ package dev.postbox;
 import dev.postbox.internal.dialect.Dialect;
 import dev.postbox.internal.jdbc.Jdbc;
 import dev.postbox.internal.jdbc.SqlFunction;
+import dev.postbox.internal.sql.Home;
+import dev.postbox.internal.sql.Sql;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -13,14 +15,12 @@ import javax.sql.DataSource;
 
 /**
  * The statements of recurring jobs on the schedules table (the job table's name + {@code
- * _schedules}) and the job table, for one dialect. Rows are locked as other claims lock them:
- * {@code FOR UPDATE SKIP LOCKED}, except on SQLite, whose one writer {@link #write} takes with
- * {@code BEGIN IMMEDIATE}; and how they are bound. Immutable.
+ * _schedules}) and the job table, for one dialect, from the statement catalogue's {@code
+ * recurring-*} files; and how they are bound. Rows are locked as other claims lock them: {@code FOR
+ * UPDATE SKIP LOCKED}, except on SQLite, whose one writer {@link #write} takes with {@code BEGIN
+ * IMMEDIATE}. Immutable.
  */
 final class RecurringSql {
-  /** SQLite: begins a step's transaction holding the one write lock ({@link #write}). */
-  static final String BEGIN_WRITE = "BEGIN IMMEDIATE";
-
   /** The schedules table's columns a dispatcher's start checks. */
   static final String CHECKED_COLUMNS =
       "name, schedule, payload, next_tick, last_tick, last_run, updated_at";
@@ -28,113 +28,63 @@ final class RecurringSql {
   final Dialect dialect;
   final String table;
 
-  /** Params: the name. */
+  /**
+   * Begins a step's transaction holding SQLite's one write lock from its start ({@link #write});
+   * null where a step's transaction is a JDBC one.
+   */
+  final String begin;
+
   final String declared;
-
-  /** Params: name, schedule, payload, next tick. */
   final String insert;
-
-  /** Params: schedule, payload, next tick, name. */
   final String redeclare;
-
-  /** Params: payload, name. */
   final String repayload;
-
-  /** Params: a job id. */
   final String lastRun;
-
-  /** Params: the name. Runs of that name not finished, newest first. */
   final String unfinishedRun;
-
-  /** Params: name, payload, max attempts, the step's now (due and created), tick. */
   final String insertRun;
-
-  /** Params: next tick, last tick, last run, name. */
   final String fired;
-
-  /** Params: next tick, name. */
   final String moved;
-
-  /** No params. */
   final String list;
-
-  /** Params: the name. */
   final String remove;
-
-  /** No params. */
   final String now;
+  private final String due;
+  private final String soonest;
 
+  /** The statements of the catalogue's recurring files (each names its parameters in order). */
   RecurringSql(Dialect d, String jobs) {
     this.dialect = d;
     this.table = jobs + "_schedules";
-    String now = d.now();
-    String lock = d.oneWriter() ? "" : " FOR UPDATE";
-    this.declared = "SELECT schedule, payload, last_tick FROM " + table + " WHERE name = ?" + lock;
-    this.insert =
-        "INSERT INTO "
-            + table
-            + " (name, schedule, payload, next_tick, updated_at) VALUES (?, ?, ?, ?, "
-            + now
-            + ")";
-    this.redeclare =
-        "UPDATE "
-            + table
-            + " SET schedule = ?, payload = ?, next_tick = ?, updated_at = "
-            + now
-            + " WHERE name = ?";
-    this.repayload =
-        "UPDATE " + table + " SET payload = ?, updated_at = " + now + " WHERE name = ?";
-    this.lastRun = "SELECT state, available_at FROM " + jobs + " WHERE id = ?";
-    this.unfinishedRun =
-        "SELECT id, tick_at FROM "
-            + jobs
-            + " WHERE state = 0 AND name = ? AND tick_at IS NOT NULL ORDER BY id DESC";
-    // created at the now the step read, so a run's creation and the next tick computed from that
-    // now agree to the microsecond
-    this.insertRun =
-        "INSERT INTO "
-            + jobs
-            + " (name, payload, max_attempts, available_at, created_at, tick_at)"
-            + " VALUES (?, ?, ?, ?, ?, ?)";
-    this.fired =
-        "UPDATE "
-            + table
-            + " SET next_tick = ?, last_tick = ?, last_run = ?, updated_at = "
-            + now
-            + " WHERE name = ?";
-    this.moved = "UPDATE " + table + " SET next_tick = ?, updated_at = " + now + " WHERE name = ?";
-    this.list =
-        "SELECT s.name, s.schedule, s.payload, s.next_tick, s.last_tick, s.last_run,"
-            + " j.state, j.attempts, j.leased_by FROM "
-            + table
-            + " s LEFT JOIN "
-            + jobs
-            + " j ON j.id = s.last_run ORDER BY s.name";
-    this.remove = "DELETE FROM " + table + " WHERE name = ?";
-    this.now = "SELECT " + now + " AS db_now";
+    this.begin = Home.text(Sql.RECURRING_BEGIN, d);
+    this.declared = text(Sql.RECURRING_DECLARED, jobs);
+    this.insert = text(Sql.RECURRING_INSERT, jobs);
+    this.redeclare = text(Sql.RECURRING_REDECLARE, jobs);
+    this.repayload = text(Sql.RECURRING_REPAYLOAD, jobs);
+    this.lastRun = text(Sql.RECURRING_LAST_RUN, jobs);
+    this.unfinishedRun = text(Sql.RECURRING_UNFINISHED_RUN, jobs);
+    this.insertRun = text(Sql.RECURRING_INSERT_RUN, jobs);
+    this.fired = text(Sql.RECURRING_FIRED, jobs);
+    this.moved = text(Sql.RECURRING_MOVED, jobs);
+    this.list = text(Sql.RECURRING_LIST, jobs);
+    this.remove = text(Sql.RECURRING_REMOVE, jobs);
+    this.now = Home.text(Sql.DB_NOW, d);
+    this.due = text(Sql.RECURRING_DUE, jobs);
+    this.soonest = text(Sql.RECURRING_SOONEST, jobs);
+  }
+
+  private String text(Sql sql, String jobs) {
+    return Home.text(sql, dialect).replace("{schedules}", table).replace("{table}", jobs);
   }
 
   /**
    * Params: the step's now, then the names. The declared schedules due at that now, each locked or
-   * skipped if locked. The now is read once and bound (not the database's now in this statement),
-   * so that a tick found due is never after the now its next tick is computed from.
+   * skipped if locked.
    */
   String due(int names) {
-    return "SELECT name, schedule, payload, next_tick, last_tick, last_run FROM "
-        + table
-        + " WHERE next_tick <= ? AND name IN ("
-        + marks(names)
-        + ")"
-        + (dialect.oneWriter() ? "" : " FOR UPDATE SKIP LOCKED");
+    return due.replace("{names}", marks(names));
   }
 
   /** Params: a time, then the names. The earliest tick after that time. */
   String soonest(int names) {
-    return "SELECT MIN(next_tick) AS soonest FROM "
-        + table
-        + " WHERE next_tick > ? AND name IN ("
-        + marks(names)
-        + ")";
+    return soonest.replace("{names}", marks(names));
   }
 
   private static String marks(int n) {
@@ -168,8 +118,8 @@ final class RecurringSql {
 
   /** Runs {@code work} in a transaction that holds SQLite's one write lock from its start. */
   <T> T write(DataSource ds, SqlFunction<Connection, T> work) throws SQLException {
-    return dialect.oneWriter()
-        ? Jdbc.inTransactionBegunBy(ds, BEGIN_WRITE, work)
+    return begin != null
+        ? Jdbc.inTransactionBegunBy(ds, begin, work)
         : Jdbc.inTransaction(ds, work);
   }
 }

@@ -136,8 +136,8 @@ class RenderedSqlTest {
       out.add("due-" + names, "the step's now, the " + names + " names", sql.due(names));
       out.add("soonest-" + names, "a time, the " + names + " names", sql.soonest(names));
     }
-    if (d.oneWriter()) { // a step's transaction, begun by a statement
-      out.add("step-begin", "none", RecurringSql.BEGIN_WRITE);
+    if (sql.begin != null) { // a step's transaction, begun by a statement
+      out.add("step-begin", "none", sql.begin);
       out.add("step-commit", "none", Jdbc.COMMIT);
       out.add("step-rollback", "none", Jdbc.ROLLBACK);
     }

@@ -1,0 +1,3 @@
+-- The database's clock now: recurring ticks are computed from it, never from the JVM's.
+-- Params: none.
+SELECT {now} AS db_now

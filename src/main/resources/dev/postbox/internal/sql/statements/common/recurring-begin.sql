@@ -1,0 +1,2 @@
+-- None: a recurring step's transaction is a JDBC transaction (auto-commit off), its rows locked by
+-- FOR UPDATE; only SQLite begins it with a statement.

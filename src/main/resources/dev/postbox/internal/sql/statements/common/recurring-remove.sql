@@ -1,0 +1,3 @@
+-- Removes a stored schedule.
+-- Params: the name.
+DELETE FROM {schedules} WHERE name = ?
