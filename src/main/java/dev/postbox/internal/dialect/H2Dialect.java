@@ -1,15 +1,10 @@
 package dev.postbox.internal.dialect;
 
 import dev.postbox.Database;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.time.Instant;
-import java.time.OffsetDateTime;
-import java.time.ZoneOffset;
 
 /** H2 2.2.220+ on MVStore. */
-final class H2Dialect implements Dialect {
+final class H2Dialect extends TimestampTzDialect {
 
   @Override
   public Database database() {
@@ -27,22 +22,6 @@ final class H2Dialect implements Dialect {
   }
 
   @Override
-  public Instant readInstant(ResultSet rs, String column) throws SQLException {
-    OffsetDateTime value = rs.getObject(column, OffsetDateTime.class);
-    return value == null ? null : value.toInstant();
-  }
-
-  @Override
-  public void bindInstant(PreparedStatement ps, int i, Instant t) throws SQLException {
-    ps.setObject(i, OffsetDateTime.ofInstant(t, ZoneOffset.UTC));
-  }
-
-  @Override
-  public boolean isDuplicateKey(SQLException e) {
-    return "23505".equals(e.getSQLState());
-  }
-
-  @Override
   public boolean isTransient(SQLException e) {
     String state = e.getSQLState();
     return "40001".equals(state) || "HYT00".equals(state);
@@ -55,6 +34,6 @@ final class H2Dialect implements Dialect {
    */
   @Override
   public boolean connectionBroken(SQLException e) {
-    return "90067".equals(e.getSQLState()) || Dialect.super.connectionBroken(e);
+    return "90067".equals(e.getSQLState()) || super.connectionBroken(e);
   }
 }

@@ -13,7 +13,7 @@ import java.time.Instant;
 final class SqliteDialect implements Dialect {
   // to the nearest millisecond: + 0.5 and a truncating CAST is what ROUND(x) computes for x > 0,
   // without the function call that made preparing an add's INSERT (done on every add) ~7% slower;
-  // the queue statements use the same expression (dev.postbox.internal.sql.SqliteQueueSql)
+  // the catalogue fills the same expression into every statement's {now}
   private static final String NOW =
       "CAST((julianday('now') - 2440587.5) * 86400000.0 + 0.5 AS INTEGER)";
 

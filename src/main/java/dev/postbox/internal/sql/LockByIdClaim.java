@@ -17,22 +17,12 @@ import java.util.Set;
  * stalled mid-claim holds no row but those it is claiming. {@link PipelinedClaim} sends the same
  * steps as batches of text.
  */
-class LockByIdClaim implements ClaimStrategy {
+class LockByIdClaim extends LeasingClaim {
   /** Candidate windows one claim reads at most before it settles for the rows it has. */
   static final int MAX_WINDOWS = 8;
 
-  final QueueSql sql;
-  final String owner;
-  final long leaseMillis;
-  final boolean keepDone;
-  private final KeyWalk walk;
-
   LockByIdClaim(QueueSql sql, String owner, long leaseMillis, boolean keepDone) {
-    this.sql = sql;
-    this.walk = new KeyWalk(sql);
-    this.owner = owner;
-    this.leaseMillis = leaseMillis;
-    this.keepDone = keepDone;
+    super(sql, owner, leaseMillis, keepDone);
   }
 
   @Override
@@ -93,8 +83,7 @@ class LockByIdClaim implements ClaimStrategy {
     }
     try (PreparedStatement ps =
         c.prepareStatement(run ? sql.leaseRun(ids.size()) : sql.lease(ids.size()))) {
-      ps.setString(1, owner);
-      ps.setLong(2, leaseMillis);
+      bindLease(ps);
       QueueSql.bindIds(ps, 3, ids);
       ps.executeUpdate();
     }
@@ -123,8 +112,7 @@ class LockByIdClaim implements ClaimStrategy {
       return walk.windowHeldAll(window);
     }
     int room = limit - into.size();
-    KeyWalk.Found found =
-        searchAll ? walk.everyHead(c, room) : new KeyWalk.Found(walk.next(c, room), false);
+    KeyWalk.Found found = headsBeyond(c, room, searchAll);
     List<Long> far = new ArrayList<>(found.ids());
     Set<Long> taken = new HashSet<>();
     into.forEach(row -> taken.add(row.id()));

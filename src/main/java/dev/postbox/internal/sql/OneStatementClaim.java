@@ -1,31 +1,21 @@
 package dev.postbox.internal.sql;
 
 import java.sql.Connection;
-import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.List;
 
 /**
  * PostgreSQL's claim: one {@code UPDATE … RETURNING} in auto-commit, which also finishes the rows
- * delivered since the last claim ({@link QueueSqlHome#claimAfterFinish}): one round trip and one
- * commit claim new rows and finish delivered ones. On a table ordered by key, a claim whose window
- * of due rows held too few heads is followed by a walk over the keys and a second claim of the
- * heads it found ({@link KeyWalk}).
+ * delivered since the last claim (the catalogue's {@code claim-after-finish}): one round trip and
+ * one commit claim new rows and finish delivered ones. On a table ordered by key, a claim whose
+ * window of due rows held too few heads is followed by a walk over the keys and a second claim of
+ * the heads it found ({@link KeyWalk}).
  */
-final class OneStatementClaim implements ClaimStrategy {
-  private final QueueSql sql;
-  private final String owner;
-  private final long leaseMillis;
-  private final boolean keepDone;
-  private final KeyWalk walk;
+final class OneStatementClaim extends LeasingClaim {
 
   OneStatementClaim(QueueSql sql, String owner, long leaseMillis, boolean keepDone) {
-    this.sql = sql;
-    this.walk = new KeyWalk(sql);
-    this.owner = owner;
-    this.leaseMillis = leaseMillis;
-    this.keepDone = keepDone;
+    super(sql, owner, leaseMillis, keepDone);
   }
 
   @Override
@@ -55,7 +45,7 @@ final class OneStatementClaim implements ClaimStrategy {
     int room = limit - into.size();
     KeyWalk.Found far;
     try {
-      far = searchAll ? walk.everyHead(c, room) : new KeyWalk.Found(walk.next(c, room), false);
+      far = headsBeyond(c, room, searchAll);
     } catch (SQLException e) {
       return new ClaimReport(false, new NothingWritten(e));
     }
@@ -137,12 +127,5 @@ final class OneStatementClaim implements ClaimStrategy {
           return null;
         });
     return window[0];
-  }
-
-  /** Binds every claim's first parameters, leased_by and the lease millis; returns the next. */
-  private int bindLease(PreparedStatement ps) throws SQLException {
-    ps.setString(1, owner);
-    ps.setLong(2, leaseMillis);
-    return 3;
   }
 }

@@ -4,6 +4,7 @@ import dev.postbox.BlockedKey;
 import dev.postbox.Failing;
 import dev.postbox.Parked;
 import dev.postbox.QueueStats;
+import dev.postbox.internal.jdbc.SqlFunction;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -14,8 +15,8 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Binds and runs the statements of {@link QueueSqlHome} that read a queue table's stats and failing
- * rows and work on its parked rows, on the caller's connection: never claims, never commits.
+ * Binds and runs the statements of the catalogue that read a queue table's stats and failing rows
+ * and work on its parked rows, on the caller's connection: never claims, never commits.
  * Thread-safe.
  */
 public final class QueueAdminSql {
@@ -53,47 +54,26 @@ public final class QueueAdminSql {
   }
 
   public List<Parked> parked(Connection c, int limit) throws SQLException {
-    try (PreparedStatement ps = c.prepareStatement(sql.text(Sql.PARKED))) {
-      ps.setInt(1, limit);
-      try (ResultSet rs = ps.executeQuery()) {
-        List<Parked> rows = new ArrayList<>();
-        while (rs.next()) {
-          rows.add(
-              new Parked(
-                  rs.getLong("id"),
-                  rs.getString("ref"),
-                  rs.getString("topic"),
-                  rs.getInt("attempts"),
-                  rs.getString("last_error"),
-                  sql.dialect.readInstant(rs, "created_at")));
-        }
-        return rows;
-      }
-    }
+    return list(c, Sql.PARKED, limit, this::parked);
   }
 
   /** Failing rows, soonest next attempt first. */
   public List<Failing> failing(Connection c, int limit) throws SQLException {
-    try (PreparedStatement ps = c.prepareStatement(sql.text(Sql.FAILING))) {
-      ps.setInt(1, limit);
-      try (ResultSet rs = ps.executeQuery()) {
-        List<Failing> rows = new ArrayList<>();
-        while (rs.next()) {
-          rows.add(
-              new Failing(
-                  rs.getLong("id"),
-                  rs.getString("ref"),
-                  rs.getString("topic"),
-                  rs.getString("listed_key"),
-                  rs.getInt("attempts"),
-                  rs.getString("last_error"),
-                  sql.dialect.readInstant(rs, "available_at"),
-                  rs.getInt("leased") == 1,
-                  sql.dialect.readInstant(rs, "created_at")));
-        }
-        return rows;
-      }
-    }
+    return list(
+        c,
+        Sql.FAILING,
+        limit,
+        rs ->
+            new Failing(
+                rs.getLong("id"),
+                rs.getString("ref"),
+                rs.getString("topic"),
+                rs.getString("listed_key"),
+                rs.getInt("attempts"),
+                rs.getString("last_error"),
+                sql.dialect.readInstant(rs, "available_at"),
+                rs.getInt("leased") == 1,
+                sql.dialect.readInstant(rs, "created_at")));
   }
 
   /** Keys blocked by a parked row, oldest first; empty unless parked rows block their keys. */
@@ -101,22 +81,36 @@ public final class QueueAdminSql {
     if (sql.text(Sql.BLOCKED_KEYS) == null) {
       return List.of();
     }
-    try (PreparedStatement ps = c.prepareStatement(sql.text(Sql.BLOCKED_KEYS))) {
+    return list(
+        c,
+        Sql.BLOCKED_KEYS,
+        limit,
+        rs -> new BlockedKey(rs.getString("blocked_key"), parked(rs), rs.getLong("waiting")));
+  }
+
+  private Parked parked(ResultSet rs) throws SQLException {
+    return new Parked(
+        rs.getLong("id"),
+        rs.getString("ref"),
+        rs.getString("topic"),
+        rs.getInt("attempts"),
+        rs.getString("last_error"),
+        sql.dialect.readInstant(rs, "created_at"));
+  }
+
+  /**
+   * The rows of {@code statement}, whose one parameter is {@code limit}, each read by {@code row}.
+   */
+  private <T> List<T> list(Connection c, Sql statement, int limit, SqlFunction<ResultSet, T> row)
+      throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement(sql.text(statement))) {
       ps.setInt(1, limit);
       try (ResultSet rs = ps.executeQuery()) {
-        List<BlockedKey> keys = new ArrayList<>();
+        List<T> rows = new ArrayList<>();
         while (rs.next()) {
-          Parked head =
-              new Parked(
-                  rs.getLong("id"),
-                  rs.getString("ref"),
-                  rs.getString("topic"),
-                  rs.getInt("attempts"),
-                  rs.getString("last_error"),
-                  sql.dialect.readInstant(rs, "created_at"));
-          keys.add(new BlockedKey(rs.getString("blocked_key"), head, rs.getLong("waiting")));
+          rows.add(row.apply(rs));
         }
-        return keys;
+        return rows;
       }
     }
   }

@@ -15,19 +15,10 @@ import java.util.Set;
  * BEGIN IMMEDIATE}), finishes the rows delivered since the last claim, claims with one {@code
  * UPDATE … RETURNING}, and commits.
  */
-final class WriteLockedClaim implements ClaimStrategy {
-  private final QueueSql sql;
-  private final String owner;
-  private final long leaseMillis;
-  private final boolean keepDone;
-  private final KeyWalk walk;
+final class WriteLockedClaim extends LeasingClaim {
 
   WriteLockedClaim(QueueSql sql, String owner, long leaseMillis, boolean keepDone) {
-    this.sql = sql;
-    this.walk = new KeyWalk(sql);
-    this.owner = owner;
-    this.leaseMillis = leaseMillis;
-    this.keepDone = keepDone;
+    super(sql, owner, leaseMillis, keepDone);
   }
 
   @Override
@@ -129,8 +120,7 @@ final class WriteLockedClaim implements ClaimStrategy {
       RowReader<T> reader,
       List<Claimed<T>> far)
       throws SQLException {
-    KeyWalk.Found found =
-        searchAll ? walk.everyHead(c, room) : new KeyWalk.Found(walk.next(c, room), false);
+    KeyWalk.Found found = headsBeyond(c, room, searchAll);
     List<Long> ids = new ArrayList<>(found.ids());
     Set<Long> taken = new HashSet<>();
     into.forEach(row -> taken.add(row.id()));
@@ -142,8 +132,7 @@ final class WriteLockedClaim implements ClaimStrategy {
         c,
         sql.leaseHeads(ids.size()),
         ps -> {
-          ps.setString(1, owner);
-          ps.setLong(2, leaseMillis);
+          bindLease(ps);
           ps.setInt(QueueSql.bindIds(ps, 3, ids), room);
           try (ResultSet rs = ps.executeQuery()) {
             ClaimedRows.read(rs, sql, 0, true, reader, far, null, null);
@@ -166,8 +155,7 @@ final class WriteLockedClaim implements ClaimStrategy {
         c,
         sql.leaseFollowers(ids.size()),
         ps -> {
-          ps.setString(1, owner);
-          ps.setLong(2, leaseMillis);
+          bindLease(ps);
           QueueSql.bindIds(ps, 3, ids);
           try (ResultSet rs = ps.executeQuery()) {
             ClaimedRows.read(rs, sql, 0, false, reader, leased, null, null);

@@ -1,7 +1,9 @@
 /**
- * Every statement the engine runs on a queue table, one home per database ({@code
- * PostgresQueueSql}, {@code MySqlQueueSql}, {@code H2QueueSql}, {@code SqliteQueueSql}), the code
- * that binds them ({@link dev.postbox.internal.sql.QueueSql}), the claim strategies that run them
- * and per-key order's part of a claim.
+ * The statement catalogue and what runs it: {@link dev.postbox.internal.sql.Sql} names every
+ * statement, {@link dev.postbox.internal.sql.Home} reads each database's files (one per statement,
+ * under {@code src/main/resources/dev/postbox/internal/sql/statements/}, {@code common/} for those
+ * written once), {@link dev.postbox.internal.sql.QueueSql} fills in one table's and binds them, the
+ * claim strategies run them (one per database) and per-key order adds its part to a claim ({@code
+ * KeyOrder}, {@code KeyWalk}, {@code Runs}).
  */
 package dev.postbox.internal.sql;
