@@ -5,20 +5,11 @@ import java.sql.SQLException;
 
 /** H2 2.2.220+ on MVStore. */
 final class H2Dialect extends TimestampTzDialect {
-
-  @Override
-  public Database database() {
-    return Database.H2;
-  }
-
-  @Override
-  public String now() {
-    return "CURRENT_TIMESTAMP(6)";
-  }
-
-  @Override
-  public String nowPlusMillis() {
-    return "DATEADD(MILLISECOND, CAST(? AS BIGINT), CURRENT_TIMESTAMP(6))";
+  H2Dialect() {
+    super(
+        Database.H2,
+        "CURRENT_TIMESTAMP(6)",
+        "DATEADD(MILLISECOND, CAST(? AS BIGINT), CURRENT_TIMESTAMP(6))");
   }
 
   @Override

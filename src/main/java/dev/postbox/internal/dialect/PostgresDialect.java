@@ -5,20 +5,11 @@ import java.sql.SQLException;
 
 /** PostgreSQL: {@code statement_timestamp()}, ON CONFLICT DO NOTHING, NOTIFY in the INSERT. */
 final class PostgresDialect extends TimestampTzDialect {
-
-  @Override
-  public Database database() {
-    return Database.POSTGRESQL;
-  }
-
-  @Override
-  public String now() {
-    return "statement_timestamp()";
-  }
-
-  @Override
-  public String nowPlusMillis() {
-    return "(statement_timestamp() + ? * interval '1 millisecond')";
+  PostgresDialect() {
+    super(
+        Database.POSTGRESQL,
+        "statement_timestamp()",
+        "(statement_timestamp() + ? * interval '1 millisecond')");
   }
 
   @Override

@@ -1,5 +1,6 @@
 package dev.postbox.internal.dialect;
 
+import dev.postbox.Database;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -12,6 +13,31 @@ import java.time.ZoneOffset;
  * read and bound as {@link OffsetDateTime}, and a duplicate key is the standard SQLSTATE 23505.
  */
 abstract class TimestampTzDialect implements Dialect {
+  private final Database database;
+  private final String now;
+  private final String nowPlusMillis;
+
+  /** {@code now}: the clock's SQL; {@code nowPlusMillis}: it plus a bound number of ms. */
+  TimestampTzDialect(Database database, String now, String nowPlusMillis) {
+    this.database = database;
+    this.now = now;
+    this.nowPlusMillis = nowPlusMillis;
+  }
+
+  @Override
+  public Database database() {
+    return database;
+  }
+
+  @Override
+  public String now() {
+    return now;
+  }
+
+  @Override
+  public String nowPlusMillis() {
+    return nowPlusMillis;
+  }
 
   @Override
   public Instant readInstant(ResultSet rs, String column) throws SQLException {
