@@ -11,6 +11,7 @@ import java.sql.Connection;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -400,12 +401,18 @@ public abstract class OutboxFailureContractTest extends OutboxSuite {
         WAIT,
         "the healthy messages",
         () -> transport.count("h-0") + transport.count("h-1") + transport.count("h-2") == 3);
-    List<String> seen = List.copyOf(calls); // the probes go on meanwhile
-    int lastHealthyCall = 0;
-    for (int i = 0; i < seen.size(); i++) {
-      lastHealthyCall = seen.get(i).startsWith("h-") ? i : lastHealthyCall;
+    // until the first healthy message is delivered (its second call) the lane is in the outage:
+    // the poison may have failed once before it and been probed once, no more; after it, the
+    // poison is retried as any failing message is, between the healthy ones
+    List<String> seen = List.copyOf(calls);
+    Set<String> healthyCalled = new HashSet<>();
+    int firstDelivery = seen.size();
+    for (int i = 0; i < seen.size() && firstDelivery == seen.size(); i++) {
+      if (seen.get(i).startsWith("h-") && !healthyCalled.add(seen.get(i))) {
+        firstDelivery = i;
+      }
     }
-    long poisonCalls = seen.subList(0, lastHealthyCall).stream().filter("poison"::equals).count();
+    long poisonCalls = seen.subList(0, firstDelivery).stream().filter("poison"::equals).count();
     assertTrue(poisonCalls <= 2, "the poison was probed again and again: " + calls);
     assertEquals(0, transport.duplicated());
   }
