@@ -14,6 +14,8 @@ import dev.postbox.internal.Startup;
 import dev.postbox.internal.TimeLimit;
 import dev.postbox.internal.dialect.Dialect;
 import dev.postbox.internal.dialect.Dialects;
+import dev.postbox.internal.recurring.RecurringJobs;
+import dev.postbox.internal.recurring.RecurringSql;
 import dev.postbox.internal.sql.QueueTable;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -529,7 +531,7 @@ public final class Dispatcher implements AutoCloseable {
       Require.notNull("schedule", schedule);
       Rules.name("name", name);
       Require.notNull("payload", payload);
-      if (recurring.putIfAbsent(name, new RecurringJobs.Declared(schedule, name, payload))
+      if (recurring.putIfAbsent(name, new RecurringJobs.Declared(schedule.rule(), name, payload))
           != null) {
         throw new InvalidValueException(
             "recurring", "has two schedules for job name '" + name + "'");

@@ -1,5 +1,6 @@
 package dev.postbox;
 
+import dev.postbox.internal.recurring.RecurringJobs;
 import java.time.Duration;
 import java.util.Map;
 import javax.sql.DataSource;

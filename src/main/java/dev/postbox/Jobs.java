@@ -6,6 +6,7 @@ import dev.postbox.internal.QueueAdmin;
 import dev.postbox.internal.Require;
 import dev.postbox.internal.Rules;
 import dev.postbox.internal.TableWriter;
+import dev.postbox.internal.recurring.RecurringAdmin;
 import dev.postbox.internal.sql.QueueTable;
 import java.sql.Connection;
 import java.time.Duration;

@@ -1,6 +1,7 @@
 package dev.postbox;
 
 import dev.postbox.internal.Require;
+import dev.postbox.internal.recurring.ScheduleRule;
 import dev.postbox.internal.schedule.CronParser;
 import dev.postbox.internal.schedule.CronTicks;
 import java.time.Duration;
@@ -155,6 +156,47 @@ public final class Schedule {
         yield tick.plus(interval.multipliedBy(periods));
       }
     };
+  }
+
+  /**
+   * This schedule as the recurring-job engine reads it ({@code dev.postbox.internal.recurring}):
+   * the dispatcher hands it over with the declaration. Package-private, so not API.
+   */
+  ScheduleRule rule() {
+    return new Rule();
+  }
+
+  /** This schedule's {@link #rule()}: its stored form and the package-private rules above. */
+  private final class Rule implements ScheduleRule {
+    @Override
+    public String stored() {
+      return Schedule.this.toString();
+    }
+
+    @Override
+    public Instant nextTick(Instant after) {
+      return Schedule.this.nextTick(after);
+    }
+
+    @Override
+    public boolean fromRunEnd() {
+      return Schedule.this.fromRunEnd();
+    }
+
+    @Override
+    public Instant first(Instant now) {
+      return Schedule.this.first(now);
+    }
+
+    @Override
+    public Instant afterRun(Instant tick, Instant now) {
+      return Schedule.this.afterRun(tick, now);
+    }
+
+    @Override
+    public String toString() {
+      return stored();
+    }
   }
 
   /**

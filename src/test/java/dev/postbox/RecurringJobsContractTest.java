@@ -11,6 +11,7 @@ import dev.postbox.internal.dialect.Dialects;
 import dev.postbox.testing.Await;
 import dev.postbox.testing.JdbcProxy;
 import dev.postbox.testing.RecordingTransport;
+import dev.postbox.testing.RecurringClock;
 import dev.postbox.testing.Sql;
 import dev.postbox.testing.Threads;
 import java.sql.Connection;
@@ -19,6 +20,7 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.time.Instant;
+import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -30,21 +32,35 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import javax.sql.DataSource;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
  * Recurring jobs, proven on every database with a schedule that ticks every second: one run per
  * tick across dispatchers, missed ticks, changed and removed schedules, no overlapping runs,
  * failures. Subclasses only say which database.
+ *
+ * <p>The engine judges ticks by a {@link RecurringClock} the test stops and advances, so that each
+ * tick comes when the test says and the ticks a run gets are known exactly. One test, {@link
+ * #everyRunsTheDelayAfterThePreviousRunEnded}, runs on the database's own clock in real time. Tests
+ * of {@code every} whose next tick is timed from a run's end (stamped by the database clock) move
+ * that tick into the past in the schedules table once they have checked it.
  */
 public abstract class RecurringJobsContractTest extends DatabaseTest {
   private static final Duration WAIT = Duration.ofSeconds(60);
   private static final Schedule EVERY_SECOND = Schedule.cron("* * * * * *");
 
   private final Jobs jobs = Jobs.builder().build();
+  private RecurringClock clock;
 
-  private Dispatcher.Builder dispatcher(Jobs jobs, JobHandler handler) {
-    return dispatcher(ds, jobs, handler);
+  @BeforeEach
+  void stoppedClock() {
+    clock = new RecurringClock(ds, db);
+  }
+
+  /** A dispatcher whose recurring jobs judge by the test's {@link #clock}. */
+  private Dispatcher.Builder dispatcher(Jobs jobs, JobHandler... handlers) {
+    return dispatcher(clock.dataSource(), jobs, handlers);
   }
 
   private Dispatcher.Builder dispatcher(DataSource dataSource, Jobs jobs, JobHandler... handlers) {
@@ -94,9 +110,34 @@ public abstract class RecurringJobsContractTest extends DatabaseTest {
     return out.get(0);
   }
 
-  private void awaitDbTime(Duration d) {
-    Instant until = Sql.dbNow(ds, db).plus(d);
-    Await.until(WAIT, d + " of database time", () -> Sql.dbNow(ds, db).isAfter(until));
+  /** Moves the engine's clock one second on: one tick of {@link #EVERY_SECOND}. */
+  private void tick() {
+    clock.advance(Duration.ofSeconds(1));
+  }
+
+  /** The first tick of {@link #EVERY_SECOND} after {@code t}. */
+  private static Instant nextSecond(Instant t) {
+    return t.truncatedTo(ChronoUnit.SECONDS).plusSeconds(1);
+  }
+
+  private static void awaitSize(List<?> list, int size, String what) {
+    Await.until(WAIT, what, () -> list.size() >= size);
+  }
+
+  /**
+   * Waits until the engine stored the next tick of {@code every}, timed from its last run's end.
+   */
+  private StoredSchedule awaitTimedFromTheEnd() {
+    Await.until(
+        WAIT,
+        "the next tick timed from the last run's end",
+        () -> schedules().get(0).nextTick().isAfter(schedules().get(0).lastTick()));
+    return schedules().get(0);
+  }
+
+  /** Makes the stored next tick due now by the database clock. */
+  private void makeDue() {
+    Sql.update(ds, "UPDATE postbox_jobs_schedules SET next_tick = " + Sql.nowPlusMillis(db), -1L);
   }
 
   private long jobRows() {
@@ -114,25 +155,27 @@ public abstract class RecurringJobsContractTest extends DatabaseTest {
   void aScheduleDeclaredByThreeDispatchersRunsExactlyOncePerTick() {
     List<JobContext> runs = new CopyOnWriteArrayList<>();
     JobHandler handler = JobHandler.of("tick", runs::add);
+    Instant first = nextSecond(clock.now());
     List<Dispatcher> three = new ArrayList<>();
     for (int i = 0; i < 3; i++) {
       three.add(started(dispatcher(jobs, handler).recurring(EVERY_SECOND, "tick", "{}")));
     }
-    Await.until(WAIT, "ten runs", () -> runs.size() >= 10);
+    List<Instant> expected = new ArrayList<>();
+    for (int i = 0; i < 10; i++) {
+      tick();
+      expected.add(first.plusSeconds(i));
+      awaitSize(runs, i + 1, "the run of tick " + (i + 1));
+    }
     three.forEach(Dispatcher::close);
 
     Map<Instant, Integer> perTick = new TreeMap<>();
     for (JobContext run : runs) {
       perTick.merge(run.tick(), 1, Integer::sum);
-      assertEquals(0, run.tick().getNano(), "a whole second: " + run.tick());
       assertFalse(run.dueAt().isBefore(run.tick()), "due " + run.dueAt() + " before its tick");
     }
     assertEquals(runs.size(), perTick.size(), "ticks with two runs: " + perTick);
-    List<Instant> ticks = new ArrayList<>(perTick.keySet());
-    for (int i = 1; i < ticks.size(); i++) {
-      assertEquals(
-          Duration.ofSeconds(1), Duration.between(ticks.get(i - 1), ticks.get(i)), "a missed tick");
-    }
+    assertEquals(expected, new ArrayList<>(perTick.keySet()), "one run for each tick, none missed");
+    assertEquals(10, jobRows(), "runs enqueued");
   }
 
   /**
@@ -182,23 +225,29 @@ public abstract class RecurringJobsContractTest extends DatabaseTest {
   void ticksMissedWhileEveryDispatcherWasDownRunOnceThenTheScheduleGoesOn() {
     List<JobContext> runs = new CopyOnWriteArrayList<>();
     JobHandler handler = JobHandler.of("tick", runs::add);
+    Instant firstTick = nextSecond(clock.now());
     Dispatcher first = started(dispatcher(jobs, handler).recurring(EVERY_SECOND, "tick", "{}"));
-    Await.until(WAIT, "a first run", () -> !runs.isEmpty());
+    tick();
+    awaitSize(runs, 1, "a first run");
     first.close();
     runs.clear();
     // down for ten ticks: the stored next tick is ten seconds old when a dispatcher starts again
-    Sql.update(
-        ds, "UPDATE postbox_jobs_schedules SET next_tick = " + Sql.nowPlusMillis(db), -10_000L);
-    Instant restart = Sql.dbNow(ds, db);
+    clock.advance(Duration.ofSeconds(10));
+    Instant restart = clock.now();
 
     started(dispatcher(jobs, handler).recurring(EVERY_SECOND, "tick", "{}"));
-    Await.until(WAIT, "three runs after the restart", () -> runs.size() >= 3);
+    awaitSize(runs, 1, "the run for the missed ticks");
+    tick();
+    awaitSize(runs, 2, "a run after the restart");
+    tick();
+    awaitSize(runs, 3, "two runs after the restart");
 
     List<Instant> ticks = runs.stream().map(JobContext::tick).sorted().toList();
+    assertEquals(
+        List.of(firstTick.plusSeconds(1), nextSecond(restart), nextSecond(restart).plusSeconds(1)),
+        ticks,
+        "one run for the missed ticks, then new ones");
     assertTrue(ticks.get(0).isBefore(restart.minusSeconds(9)), "the missed run: " + ticks);
-    for (Instant tick : ticks.subList(1, ticks.size())) {
-      assertTrue(tick.isAfter(restart), "one run for the missed ticks, then new ones: " + ticks);
-    }
   }
 
   @Test
@@ -208,36 +257,45 @@ public abstract class RecurringJobsContractTest extends DatabaseTest {
     started(dispatcher(jobs, handler).recurring(Schedule.cron("0 0 1 1 *"), "tick", "{}")).close();
     StoredSchedule yearly = schedules().get(0);
     assertEquals("cron 0 0 1 1 * Z", yearly.schedule());
-    assertTrue(yearly.nextTick().isAfter(Sql.dbNow(ds, db).plus(Duration.ofDays(1))));
+    assertTrue(yearly.nextTick().isAfter(clock.now().plus(Duration.ofDays(1))));
     assertEquals(LastRun.NONE, yearly.lastRun());
 
+    Instant first = nextSecond(clock.now());
     started(dispatcher(jobs, handler).recurring(EVERY_SECOND, "tick", "{\"v\":2}"));
-    Await.until(WAIT, "two runs on the new schedule", () -> runs.size() >= 2);
+    tick();
+    awaitSize(runs, 1, "a run on the new schedule");
+    tick();
+    awaitSize(runs, 2, "two runs on the new schedule");
     StoredSchedule changed = schedules().get(0);
     assertEquals("cron * * * * * * Z", changed.schedule());
     assertEquals("{\"v\":2}", changed.payload());
-    assertTrue(changed.nextTick().isBefore(Sql.dbNow(ds, db).plusSeconds(5)));
+    assertEquals(first.plusSeconds(2), changed.nextTick());
+    assertEquals(
+        List.of(first, first.plusSeconds(1)), runs.stream().map(JobContext::tick).toList());
     assertEquals("{\"v\":2}", runs.get(0).payload());
   }
 
   @Test
   void aRunThatIsStillRunningDelaysTheNextTickAndRunsNeverOverlap() throws Exception {
     HeldRuns held = new HeldRuns();
-    started(dispatcher(jobs, held.handler).recurring(EVERY_SECOND, "slow", "{}"));
+    Instant first = nextSecond(clock.now());
+    Dispatcher d = started(dispatcher(jobs, held.handler).recurring(EVERY_SECOND, "slow", "{}"));
+    tick();
     assertTrue(held.firstStarted.await(60, TimeUnit.SECONDS));
-    awaitDbTime(Duration.ofMillis(3500)); // three ticks pass while the first run runs
+    clock.advance(Duration.ofSeconds(3)); // three ticks pass while the first run runs
+    clock.awaitStep(d.instanceId());
     assertEquals(LastRun.RUNNING, schedules().get(0).lastRun());
     assertEquals(1, jobRows(), "no run enqueued while the first runs");
 
     held.release.countDown();
-    Await.until(WAIT, "three runs", () -> held.runs.size() >= 3);
+    awaitSize(held.runs, 2, "the delayed tick's run");
+    tick();
+    awaitSize(held.runs, 3, "three runs");
     assertEquals(1, held.mostAtOnce.get(), "runs at once");
     List<Instant> ticks = held.runs.stream().map(JobContext::tick).toList();
-    assertEquals(
-        Duration.ofSeconds(1), Duration.between(ticks.get(0), ticks.get(1)), "the delayed tick");
-    assertTrue(
-        Duration.between(ticks.get(1), ticks.get(2)).compareTo(Duration.ofSeconds(3)) >= 0,
-        "the ticks missed while the first ran made no run of their own: " + ticks);
+    // the first; the delayed tick; then the first tick after the delayed run was enqueued: the
+    // ticks missed while the first ran made no run of their own
+    assertEquals(List.of(first, first.plusSeconds(1), first.plusSeconds(4)), ticks);
   }
 
   @Test
@@ -245,37 +303,48 @@ public abstract class RecurringJobsContractTest extends DatabaseTest {
     List<JobContext> runs = new CopyOnWriteArrayList<>();
     JobHandler handler = JobHandler.of("tick", runs::add);
     Dispatcher declaring = started(dispatcher(jobs, handler).recurring(EVERY_SECOND, "tick", "{}"));
-    Await.until(WAIT, "a run", () -> !runs.isEmpty());
+    tick();
+    awaitSize(runs, 1, "a run");
     declaring.close();
     long enqueued = jobRows();
 
-    started(dispatcher(jobs, handler)); // the same handler, no schedule
-    awaitDbTime(Duration.ofMillis(2500));
+    // the same handler, and a schedule of its own: its engine steps while "tick" is due
+    Dispatcher other =
+        started(
+            dispatcher(jobs, handler, JobHandler.of("yearly", run -> {}))
+                .recurring(Schedule.cron("0 0 0 1 1 *"), "yearly", "{}"));
+    clock.advance(Duration.ofSeconds(2));
+    clock.awaitStep(other.instanceId());
     assertEquals(enqueued, jobRows(), "runs enqueued by a dispatcher that does not declare it");
-    assertEquals("tick", schedules().get(0).name());
+    assertEquals(
+        List.of("tick", "yearly"),
+        schedules().stream().map(StoredSchedule::name).sorted().toList());
     Sql.commit(
         ds,
         c -> {
           assertTrue(jobs.removeSchedule(c, "tick"));
           assertFalse(jobs.removeSchedule(c, "tick"));
         });
-    assertTrue(schedules().isEmpty());
+    assertEquals(List.of("yearly"), schedules().stream().map(StoredSchedule::name).toList());
   }
 
   @Test
   void aScheduleRemovedWhileADispatcherDeclaresItStopsUntilOneStartsWithItAgain() {
     List<JobContext> runs = new CopyOnWriteArrayList<>();
     JobHandler handler = JobHandler.of("tick", runs::add);
-    started(dispatcher(jobs, handler).recurring(EVERY_SECOND, "tick", "{}"));
-    Await.until(WAIT, "a run", () -> !runs.isEmpty());
+    Dispatcher d = started(dispatcher(jobs, handler).recurring(EVERY_SECOND, "tick", "{}"));
+    tick();
+    awaitSize(runs, 1, "a run");
     Sql.commit(ds, c -> assertTrue(jobs.removeSchedule(c, "tick")));
     long enqueued = jobRows();
 
-    awaitDbTime(Duration.ofMillis(2500));
+    clock.advance(Duration.ofSeconds(2));
+    clock.awaitStep(d.instanceId());
     assertEquals(enqueued, jobRows(), "runs enqueued after the schedule was removed");
     assertTrue(schedules().isEmpty());
 
     started(dispatcher(jobs, handler).recurring(EVERY_SECOND, "tick", "{}"));
+    tick();
     Await.until(WAIT, "a run after a dispatcher declared it again", () -> jobRows() > enqueued);
     assertEquals(1, schedules().size());
   }
@@ -285,11 +354,16 @@ public abstract class RecurringJobsContractTest extends DatabaseTest {
     Jobs twoAttempts = Jobs.builder().maxAttempts(2).build();
     List<JobContext> attempts = new CopyOnWriteArrayList<>();
     JobHandler failing = failing(attempts);
+    Instant first = nextSecond(clock.now());
     started(dispatcher(twoAttempts, failing).recurring(EVERY_SECOND, "failing", "{}"));
-    Await.until(
-        WAIT,
-        "two runs parked",
-        () -> Sql.count(ds, "SELECT COUNT(*) FROM postbox_jobs WHERE state = 2") >= 2);
+    for (int parked = 1; parked <= 2; parked++) {
+      tick();
+      int n = parked;
+      Await.until(
+          WAIT,
+          parked + " runs parked",
+          () -> Sql.count(ds, "SELECT COUNT(*) FROM postbox_jobs WHERE state = 2") >= n);
+    }
 
     Map<Long, List<JobContext>> byJob = new TreeMap<>();
     for (JobContext a : attempts) {
@@ -304,15 +378,21 @@ public abstract class RecurringJobsContractTest extends DatabaseTest {
       assertTrue(run.get(1).lastAttempt());
       assertEquals(run.get(0).tick(), run.get(1).tick(), "a retry keeps its run's tick");
     }
-    assertTrue(parkedRuns.get(0).get(0).tick().isBefore(parkedRuns.get(1).get(0).tick()));
+    assertEquals(first, parkedRuns.get(0).get(0).tick());
+    assertEquals(first.plusSeconds(1), parkedRuns.get(1).get(0).tick());
   }
 
+  /**
+   * The one test on the database's own clock, in real time: the engine reads it, and the job lane
+   * stamps each run's end with it, from which {@code every} times the next run.
+   */
   @Test
   void everyRunsTheDelayAfterThePreviousRunEnded() throws Exception {
     List<JobContext> runs = new CopyOnWriteArrayList<>();
     JobHandler handler = JobHandler.of("poll", runs::add);
     started(
-        dispatcher(jobs, handler).recurring(Schedule.every(Duration.ofSeconds(1)), "poll", "{}"));
+        dispatcher(ds, jobs, handler)
+            .recurring(Schedule.every(Duration.ofSeconds(1)), "poll", "{}"));
     Await.until(WAIT, "three runs", () -> runs.size() >= 3);
     Await.until(
         WAIT,
@@ -337,20 +417,15 @@ public abstract class RecurringJobsContractTest extends DatabaseTest {
     List<JobContext> runs = new CopyOnWriteArrayList<>();
     JobHandler handler = JobHandler.of("poll", runs::add);
     started(
-        dispatcher(deletedWhenDone, handler)
+        dispatcher(ds, deletedWhenDone, handler)
             .recurring(Schedule.every(Duration.ofHours(1)), "poll", "{}"));
     Await.until(WAIT, "the first run, deleted when done", () -> runs.size() == 1 && jobRows() == 0);
-    Await.until(
-        WAIT,
-        "the next tick timed from the run's end",
-        () -> schedules().get(0).nextTick().isAfter(schedules().get(0).lastTick()));
-    StoredSchedule waiting = schedules().get(0);
+    StoredSchedule waiting = awaitTimedFromTheEnd();
     assertEquals(LastRun.GONE, waiting.lastRun());
     assertFalse(waiting.nextTick().isBefore(runs.get(0).tick().plusSeconds(3600)), "too soon");
     assertFalse(waiting.nextTick().isAfter(Sql.dbNow(ds, db).plusSeconds(3600)), "too late");
 
-    // the hour passes
-    Sql.update(ds, "UPDATE postbox_jobs_schedules SET next_tick = " + Sql.nowPlusMillis(db), -1L);
+    makeDue(); // the hour passes
     Instant due = schedules().get(0).nextTick();
     Await.until(WAIT, "the run due an hour after the deleted one ended", () -> runs.size() == 2);
     assertEquals(due, runs.get(1).tick());
@@ -358,7 +433,8 @@ public abstract class RecurringJobsContractTest extends DatabaseTest {
 
   /**
    * Regression: the retention cleanup deleted each run's kept row before the schedule's next tick
-   * (its delay longer than the retention), and the schedule stopped for good as above.
+   * (its delay longer than the retention), and the schedule stopped for good as above. Each next
+   * tick, once the cleanup deleted the run, is the delay after the run; the test then makes it due.
    */
   @Test
   void everyGoesOnWhenTheCleanupDeletesEachRunBeforeTheNextTick() {
@@ -366,14 +442,24 @@ public abstract class RecurringJobsContractTest extends DatabaseTest {
     List<JobContext> runs = new CopyOnWriteArrayList<>();
     JobHandler handler = JobHandler.of("poll", runs::add);
     started(
-        dispatcher(keptBriefly, handler)
+        dispatcher(ds, keptBriefly, handler)
             .cleanupInterval(Duration.ofMillis(50))
             .recurring(Schedule.every(Duration.ofSeconds(2)), "poll", "{}"));
-    Await.until(WAIT, "three runs", () -> runs.size() >= 3);
-    for (int i = 1; i < 3; i++) {
-      Duration gap = Duration.between(runs.get(i - 1).tick(), runs.get(i).tick());
-      assertTrue(gap.compareTo(Duration.ofSeconds(2)) >= 0, "run " + (i + 1) + " after " + gap);
+    for (int run = 1; run <= 3; run++) {
+      int n = run;
+      Await.until(
+          WAIT,
+          "run " + run + ", deleted by the cleanup",
+          () -> runs.size() == n && jobRows() == 0);
+      StoredSchedule waiting = awaitTimedFromTheEnd();
+      assertEquals(LastRun.GONE, waiting.lastRun());
+      Instant tick = runs.get(run - 1).tick();
+      assertFalse(
+          waiting.nextTick().isBefore(tick.plusSeconds(2)), "run " + (run + 1) + " too soon");
+      assertFalse(waiting.nextTick().isAfter(Sql.dbNow(ds, db).plusSeconds(2)), "too late");
+      makeDue(); // the delay passes
     }
+    Await.until(WAIT, "a fourth run", () -> runs.size() >= 4);
   }
 
   /**
@@ -384,6 +470,7 @@ public abstract class RecurringJobsContractTest extends DatabaseTest {
   void everyGoesOnAfterItsRetryingRunIsCancelled() {
     List<JobContext> attempts = new CopyOnWriteArrayList<>();
     JobHandler failing = failing(attempts);
+    Instant first = clock.now(); // every's first run is due when it is stored
     started(
         dispatcher(jobs, failing)
             .backoff(Backoff.fixed(Duration.ofHours(1)))
@@ -396,14 +483,21 @@ public abstract class RecurringJobsContractTest extends DatabaseTest {
               "attempts = 1 AND state = 0 AND leased_by IS NULL");
       Sql.commit(ds, c -> assertTrue(jobs.cancel(c, id)));
       cancelled.add(id);
+      // gone: the next run is due the delay after the engine found it gone
+      assertEquals(clock.now().plusSeconds(1), awaitTimedFromTheEnd().nextTick());
+      tick();
     }
     assertTrue(attempts.stream().allMatch(a -> a.attempt() == 1), "retries ran: " + attempts);
     assertEquals(3, cancelled.stream().distinct().count(), "runs cancelled: " + cancelled);
+    assertEquals(
+        List.of(first, first.plusSeconds(1), first.plusSeconds(2)),
+        attempts.stream().map(JobContext::tick).toList());
   }
 
   /**
    * Regression: discarding a parked run stopped its schedule for good (the discarded row is gone,
-   * as a deleted one).
+   * as a deleted one). The next tick, timed from the parked run's end or from when the engine found
+   * it gone, is made due by the test.
    */
   @Test
   void everyGoesOnAfterItsParkedRunIsDiscarded() {
@@ -411,12 +505,16 @@ public abstract class RecurringJobsContractTest extends DatabaseTest {
     List<JobContext> attempts = new CopyOnWriteArrayList<>();
     JobHandler failing = failing(attempts);
     started(
-        dispatcher(oneAttempt, failing)
+        dispatcher(ds, oneAttempt, failing)
             .recurring(Schedule.every(Duration.ofSeconds(5)), "failing", "{}"));
     long parked = awaitJob("the first run parked", "state = 2");
     Sql.commit(ds, c -> assertTrue(oneAttempt.discard(c, parked)));
     assertEquals(0, jobRows(), "runs besides the discarded one, before it was discarded");
+    StoredSchedule waiting = awaitTimedFromTheEnd();
+    assertFalse(waiting.nextTick().isBefore(attempts.get(0).tick().plusSeconds(5)), "too soon");
+    assertFalse(waiting.nextTick().isAfter(Sql.dbNow(ds, db).plusSeconds(5)), "too late");
 
+    makeDue(); // the delay passes
     Await.until(WAIT, "a run after the parked one was discarded", () -> attempts.size() >= 2);
     assertTrue(attempts.get(1).id() > parked);
   }
@@ -429,18 +527,27 @@ public abstract class RecurringJobsContractTest extends DatabaseTest {
   @Test
   void aScheduleRemovedAndDeclaredAgainWaitsForTheRunStillGoing() throws Exception {
     HeldRuns held = new HeldRuns();
-    started(dispatcher(jobs, held.handler).recurring(EVERY_SECOND, "slow", "{}"));
+    Instant first = nextSecond(clock.now());
+    Dispatcher one = started(dispatcher(jobs, held.handler).recurring(EVERY_SECOND, "slow", "{}"));
+    tick();
     assertTrue(held.firstStarted.await(60, TimeUnit.SECONDS));
     Sql.commit(ds, c -> assertTrue(jobs.removeSchedule(c, "slow")));
 
-    started(dispatcher(jobs, held.handler).recurring(EVERY_SECOND, "slow", "{}"));
-    awaitDbTime(Duration.ofMillis(2500)); // two ticks pass while the first run runs
+    Dispatcher two = started(dispatcher(jobs, held.handler).recurring(EVERY_SECOND, "slow", "{}"));
+    clock.advance(Duration.ofSeconds(2)); // two ticks pass while the first run runs
+    clock.awaitStep(one.instanceId());
+    clock.awaitStep(two.instanceId());
     assertEquals(1, jobRows(), "runs enqueued while the first still runs");
     assertEquals(LastRun.RUNNING, schedules().get(0).lastRun());
 
     held.release.countDown();
-    Await.until(WAIT, "three runs", () -> held.runs.size() >= 3);
+    awaitSize(held.runs, 2, "the delayed tick's run");
+    tick();
+    awaitSize(held.runs, 3, "three runs");
     assertEquals(1, held.mostAtOnce.get(), "runs at once");
+    assertEquals(
+        List.of(first, first.plusSeconds(1), first.plusSeconds(3)),
+        held.runs.stream().map(JobContext::tick).toList());
   }
 
   /**
@@ -454,9 +561,12 @@ public abstract class RecurringJobsContractTest extends DatabaseTest {
     try (HikariDataSource inTransaction = db.pool(4, false)) {
       Dispatcher d =
           started(
-              dispatcher(inTransaction, jobs, JobHandler.of("tick", runs::add))
+              dispatcher(clock.dataSource(inTransaction), jobs, JobHandler.of("tick", runs::add))
                   .recurring(EVERY_SECOND, "tick", "{}"));
-      Await.until(WAIT, "two runs", () -> runs.size() >= 2);
+      tick();
+      awaitSize(runs, 1, "a run");
+      tick();
+      awaitSize(runs, 2, "two runs");
       d.close();
     }
     assertEquals(1, schedules().size());

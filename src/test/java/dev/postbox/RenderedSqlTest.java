@@ -5,7 +5,8 @@ import static org.junit.jupiter.api.Assertions.fail;
 import dev.postbox.internal.InternalSqlRendering;
 import dev.postbox.internal.dialect.Dialect;
 import dev.postbox.internal.dialect.Dialects;
-import dev.postbox.internal.jdbc.Jdbc;
+import dev.postbox.internal.recurring.RecurringSql;
+import dev.postbox.internal.recurring.RecurringSqlRendering;
 import dev.postbox.internal.sql.LaneSqlRendering;
 import dev.postbox.internal.sql.QueueSql;
 import dev.postbox.internal.sql.QueueTable;
@@ -78,7 +79,7 @@ class RenderedSqlTest {
     jobStatements(out.in(db + "/jobs"), d, jobs.table());
     out.in(db + "/inbox")
         .add("cleanup", "-retention millis, the limit", QueueSql.inboxCleanup(d, inbox.table()));
-    recurring(out.in(db + "/recurring"), d, jobs.table());
+    RecurringSqlRendering.render(out.in(db + "/recurring"), d, jobs.table());
 
     RenderedSql.Folder add = out.in(db + "/add");
     // the ordered outbox's writer also makes the unordered one's plain inserts
@@ -114,35 +115,6 @@ class RenderedSqlTest {
         JobNames.overdueUnhandled(d, table, HANDLED));
   }
 
-  /** The recurring jobs' statements ({@link RecurringSql}). */
-  private static void recurring(RenderedSql.Folder out, Dialect d, String jobs) {
-    RecurringSql sql = new RecurringSql(d, jobs);
-    out.add("now", "none", sql.now);
-    out.add("declared", "the name", sql.declared);
-    out.add("insert", "name, schedule, payload, next tick", sql.insert);
-    out.add("redeclare", "schedule, payload, next tick, name", sql.redeclare);
-    out.add("repayload", "payload, name", sql.repayload);
-    out.add("last-run", "a job id", sql.lastRun);
-    out.add("unfinished-run", "the name", sql.unfinishedRun);
-    out.add(
-        "insert-run",
-        "name, payload, max attempts, the step's now (due), the step's now (created), tick",
-        sql.insertRun);
-    out.add("fired", "next tick, last tick, last run, name", sql.fired);
-    out.add("moved", "next tick, name", sql.moved);
-    out.add("list", "none", sql.list);
-    out.add("remove", "the name", sql.remove);
-    for (int names = 1; names <= 3; names++) {
-      out.add("due-" + names, "the step's now, the " + names + " names", sql.due(names));
-      out.add("soonest-" + names, "a time, the " + names + " names", sql.soonest(names));
-    }
-    if (sql.begin != null) { // a step's transaction, begun by a statement
-      out.add("step-begin", "none", sql.begin);
-      out.add("step-commit", "none", Jdbc.COMMIT);
-      out.add("step-rollback", "none", Jdbc.ROLLBACK);
-    }
-  }
-
   /** A dispatcher's checks at start, its LISTEN, and its entry in the registration table. */
   private static void dispatcher(
       RenderedSql.Folder out,
@@ -159,7 +131,8 @@ class RenderedSqlTest {
     }
     checks.put("jobs", check(jobs.table(), Dispatcher.checkedColumns(jobLane)));
     checks.put(
-        "schedules", check(new RecurringSql(d, jobs.table()).table, RecurringSql.CHECKED_COLUMNS));
+        "schedules",
+        check(RecurringSqlRendering.table(d, jobs.table()), RecurringSql.CHECKED_COLUMNS));
     checks.put("registration", check(registration, OrderingRegistration.COLUMNS));
     checks.put("inbox", check(inbox.table(), InboxRows.ALL));
     checks.forEach((table, sql) -> out.add("check-" + table, "none", sql));

@@ -3,6 +3,7 @@ package dev.postbox;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
+import dev.postbox.internal.recurring.ScheduleRule;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.OffsetDateTime;
@@ -170,6 +171,24 @@ class ScheduleTest {
     assertEquals(tick, Schedule.every(Duration.ofMinutes(1)).afterRun(tick, late));
     assertEquals(late, Schedule.every(Duration.ofMinutes(1)).first(late));
     assertEquals(Instant.parse("2026-01-01T01:00:00Z"), Schedule.cron("0 * * * *").first(late));
+  }
+
+  @Test
+  void theRuleTheEngineReadsIsTheSchedulesOwn() {
+    Instant tick = Instant.parse("2026-01-01T00:00:00Z");
+    Instant late = Instant.parse("2026-01-01T00:03:30Z");
+    for (Schedule s :
+        List.of(
+            Schedule.cron("0 * * * *", PARIS),
+            Schedule.every(Duration.ofMinutes(1)),
+            Schedule.fixedRate(Duration.ofMinutes(1)))) {
+      ScheduleRule rule = s.rule();
+      assertEquals(s.toString(), rule.stored());
+      assertEquals(s.nextTick(late), rule.nextTick(late));
+      assertEquals(s.fromRunEnd(), rule.fromRunEnd());
+      assertEquals(s.first(late), rule.first(late));
+      assertEquals(s.afterRun(tick, late), rule.afterRun(tick, late));
+    }
   }
 
   @Test

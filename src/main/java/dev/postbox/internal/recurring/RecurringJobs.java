@@ -1,4 +1,4 @@
-package dev.postbox;
+package dev.postbox.internal.recurring;
 
 import dev.postbox.internal.Joins;
 import dev.postbox.internal.dialect.Dialect;
@@ -27,12 +27,12 @@ import org.slf4j.LoggerFactory;
  * next tick waits; when it ends, one run stands for all the ticks missed meanwhile. Thread-safe:
  * store, start and close once.
  */
-final class RecurringJobs {
+public final class RecurringJobs {
   private static final Logger log = LoggerFactory.getLogger(RecurringJobs.class);
   private static final Duration MIN_WAIT = Duration.ofMillis(5);
 
   /** A schedule as declared on a dispatcher's builder. */
-  record Declared(Schedule schedule, String name, String payload) {}
+  public record Declared(ScheduleRule schedule, String name, String payload) {}
 
   private final DataSource ds;
   private final RecurringSql sql;
@@ -49,7 +49,7 @@ final class RecurringJobs {
   /**
    * @param enqueued called after runs were enqueued (wakes this dispatcher's job lane)
    */
-  RecurringJobs(
+  public RecurringJobs(
       DataSource ds,
       Dialect dialect,
       String jobsTable,
@@ -70,7 +70,8 @@ final class RecurringJobs {
     this.thread = Thread.ofVirtual().name(instanceId + "-recurring").unstarted(this::run);
   }
 
-  String table() {
+  /** The schedules table. */
+  public String table() {
     return sql.table;
   }
 
@@ -78,19 +79,19 @@ final class RecurringJobs {
    * Stores each declared schedule, or updates a stored one that differs; before {@link #start}, so
    * that a dispatcher whose schedule cannot be stored fails to start with nothing started.
    */
-  void storeDeclared() {
+  public void storeDeclared() {
     for (Declared d : declared.values()) {
       store.declare(d);
     }
   }
 
   /** Starts ticking, on a virtual thread of its own. */
-  void start() {
+  public void start() {
     thread.start();
   }
 
   /** Stops ticking and waits for a step under way; true if the caller was interrupted meanwhile. */
-  boolean close() {
+  public boolean close() {
     stopped = true;
     LockSupport.unpark(thread);
     return Joins.join(thread, Duration.ofDays(1));
@@ -166,7 +167,7 @@ final class RecurringJobs {
   /** Enqueues the run of a due schedule unless its last run is unfinished; true if it did. */
   private boolean fire(Connection c, DueRow row, Instant now) throws SQLException {
     Declared d = declared.get(row.name());
-    if (!d.schedule().toString().equals(row.schedule())) {
+    if (!d.schedule().stored().equals(row.schedule())) {
       return false; // stored by a dispatcher that declares it otherwise: that one runs it
     }
     Instant tick = row.tick();

@@ -1,5 +1,6 @@
-package dev.postbox;
+package dev.postbox.internal.recurring;
 
+import dev.postbox.StoredSchedule;
 import dev.postbox.StoredSchedule.LastRun;
 import dev.postbox.internal.DialectChoice;
 import dev.postbox.internal.Require;
@@ -14,13 +15,13 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Listing and removing stored schedules on the caller's connection, for {@link Jobs}: never
- * commits. Stateless.
+ * Listing and removing stored schedules on the caller's connection, for {@link dev.postbox.Jobs}:
+ * never commits. Stateless.
  */
-final class RecurringAdmin {
+public final class RecurringAdmin {
   private RecurringAdmin() {}
 
-  static List<StoredSchedule> list(Connection c, DialectChoice dialects, String jobs) {
+  public static List<StoredSchedule> list(Connection c, DialectChoice dialects, String jobs) {
     Require.notNull("connection", c);
     try {
       Dialect d = dialects.of(c);
@@ -64,7 +65,7 @@ final class RecurringAdmin {
     return rs.getInt("attempts") > 0 ? LastRun.RETRYING : LastRun.PENDING;
   }
 
-  static boolean remove(Connection c, DialectChoice dialects, String jobs, String name) {
+  public static boolean remove(Connection c, DialectChoice dialects, String jobs, String name) {
     Require.notNull("connection", c);
     Rules.name("name", name);
     try (PreparedStatement ps = c.prepareStatement(new RecurringSql(dialects.of(c), jobs).remove)) {

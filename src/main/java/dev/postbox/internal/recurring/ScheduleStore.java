@@ -1,8 +1,8 @@
-package dev.postbox;
+package dev.postbox.internal.recurring;
 
-import dev.postbox.RecurringJobs.Declared;
 import dev.postbox.internal.jdbc.Jdbc;
 import dev.postbox.internal.jdbc.Retry;
+import dev.postbox.internal.recurring.RecurringJobs.Declared;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -51,7 +51,7 @@ final class ScheduleStore {
 
   /** Inserts {@code d}, or updates the stored row where it differs; in the caller's transaction. */
   private Void store(Connection c, Declared d) throws SQLException {
-    String schedule = d.schedule().toString();
+    String schedule = d.schedule().stored();
     Instant now = sql.now(c);
     Stored stored = stored(c, d.name());
     if (stored == null) {
@@ -83,14 +83,14 @@ final class ScheduleStore {
    */
   private void insert(Connection c, Declared d, Instant now) throws SQLException {
     Instant first = d.schedule().first(now);
-    sql.update(c, sql.insert, d.name(), d.schedule().toString(), d.payload(), first);
+    sql.update(c, sql.insert, d.name(), d.schedule().stored(), d.payload(), first);
     Run left = unfinishedRun(c, d.name());
     if (left == null) {
       log.info(
           "{} - recurring job '{}': {} stored, first run due {}",
           instanceId,
           d.name(),
-          d.schedule(),
+          d.schedule().stored(),
           first);
       return;
     }
@@ -101,7 +101,7 @@ final class ScheduleStore {
             + " {}) to end",
         instanceId,
         d.name(),
-        d.schedule(),
+        d.schedule().stored(),
         left.id(),
         left.tick());
   }

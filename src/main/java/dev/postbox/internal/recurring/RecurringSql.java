@@ -1,4 +1,4 @@
-package dev.postbox;
+package dev.postbox.internal.recurring;
 
 import dev.postbox.internal.dialect.Dialect;
 import dev.postbox.internal.jdbc.Jdbc;
@@ -20,9 +20,9 @@ import javax.sql.DataSource;
  * UPDATE SKIP LOCKED}, except on SQLite, whose one writer {@link #write} takes with {@code BEGIN
  * IMMEDIATE}. Immutable.
  */
-final class RecurringSql {
+public final class RecurringSql {
   /** The schedules table's columns a dispatcher's start checks. */
-  static final String CHECKED_COLUMNS =
+  public static final String CHECKED_COLUMNS =
       "name, schedule, payload, next_tick, last_tick, last_run, updated_at";
 
   final Dialect dialect;
