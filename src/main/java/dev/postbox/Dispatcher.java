@@ -1,19 +1,19 @@
 package dev.postbox;
 
-import dev.postbox.internal.BatchDeliverer;
 import dev.postbox.internal.Cleanup;
-import dev.postbox.internal.Deliverer;
-import dev.postbox.internal.Lane;
-import dev.postbox.internal.LaneSettings;
 import dev.postbox.internal.Listeners;
 import dev.postbox.internal.Periodic;
 import dev.postbox.internal.PostgresNotifications;
 import dev.postbox.internal.Require;
 import dev.postbox.internal.Rules;
 import dev.postbox.internal.Startup;
-import dev.postbox.internal.TimeLimit;
 import dev.postbox.internal.dialect.Dialect;
 import dev.postbox.internal.dialect.Dialects;
+import dev.postbox.internal.lane.BatchDeliverer;
+import dev.postbox.internal.lane.Deliverer;
+import dev.postbox.internal.lane.Lane;
+import dev.postbox.internal.lane.LaneSettings;
+import dev.postbox.internal.lane.TimeLimit;
 import dev.postbox.internal.sql.QueueTable;
 import java.time.Duration;
 import java.util.ArrayList;

@@ -1,0 +1,298 @@
+package dev.postbox.internal.lane;
+
+import dev.postbox.internal.Cleanup;
+import dev.postbox.internal.Joins;
+import dev.postbox.internal.Listeners;
+import dev.postbox.internal.Periodic;
+import dev.postbox.internal.dialect.Dialect;
+import dev.postbox.internal.sql.Claimed;
+import dev.postbox.internal.sql.QueueSql;
+import dev.postbox.internal.sql.QueueTable;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import javax.sql.DataSource;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The delivery engine for one table: the outbox and the job queue are two lanes of this one class.
+ * It wires the parts and runs their life cycle: the {@link ClaimLoop} claims due rows in batches
+ * with a lease on the database clock; {@link Deliveries} delivers each in a {@link DeliverySlots}
+ * slot, outside any transaction; {@link DeliveryTimeouts} ends deliveries that run past their
+ * {@link TimeLimit}; the {@link FailurePolicy} turns failures into outcomes; the {@link
+ * OutcomeWriter} records them, fenced by the lease; the {@link LeaseRenewer} keeps held rows
+ * leased; {@link Cleanup} deletes finished rows past their retention. Thread-safe.
+ */
+public final class Lane<T> {
+  private static final Logger log = LoggerFactory.getLogger(Lane.class);
+  // how long a thread interrupted at its timeout may take to end before it is abandoned with a WARN
+  private static final Duration TIMEOUT_GRACE = Duration.ofSeconds(5);
+
+  private final String name;
+  private final QueueTable<T> table;
+  private final LaneSettings settings;
+  private final Deliveries<T> deliveries;
+  private final DeliverySlots<T> slots;
+  private final DeliveryTimeouts timeouts;
+  private final OutcomeWriter writer;
+  private final Vacuum vacuum;
+  private final ClaimLoop<T> claimLoop;
+  private final List<ClaimLoop<T>> extraLoops = new ArrayList<>();
+  private final Backlog backlog = new Backlog();
+  private final IdleWatch idle = new IdleWatch();
+  private final LeaseRenewer leases;
+  private final Periodic renewer;
+  private final Periodic cleaner;
+  // rows claimed and not yet recorded: waiting to start, running, or waiting for the writer
+  private final Map<Long, Claimed<T>> held = new ConcurrentHashMap<>();
+  private final Dialect dialect;
+  private volatile boolean stopping;
+  private Thread loop;
+  private final List<Thread> extraThreads = new ArrayList<>();
+
+  public Lane(
+      DataSource dataSource,
+      Dialect dialect,
+      QueueTable<T> table,
+      LaneSettings settings,
+      Deliverer<T> deliverer,
+      BatchDeliverer<T> batchDeliverer,
+      TimeLimit<T> limit) {
+    this.table = table;
+    this.settings = settings;
+    this.dialect = dialect;
+    this.name = settings.instanceId() + "-" + table.name();
+    QueueSql sql = QueueSql.of(dialect, table, settings.batchSize());
+    boolean keepDone = !settings.retention().isZero();
+    WriteGate gate = new WriteGate(dialect.oneWriter());
+    Outage outage = new Outage(settings, table.name());
+    this.vacuum =
+        new Vacuum(dataSource, sql.vacuum(), settings.vacuumEvery(), settings.instanceId());
+    LaneReport report = new LaneReport(settings, table.name(), vacuum, table.keyOrder());
+    // the claim loop's claimingSoon is read by the writer: the loop exists before it runs
+    ClaimLoop<?>[] loopRef = new ClaimLoop<?>[1];
+    this.writer =
+        new OutcomeWriter(
+            dataSource,
+            sql,
+            settings,
+            gate,
+            report,
+            this::running,
+            () -> loopRef[0].claimingSoon(),
+            this::written,
+            e -> stopAfter("outcome writer", e));
+    FailurePolicy failures = new FailurePolicy(settings, outage, name, () -> stopping);
+    this.timeouts = new DeliveryTimeouts(name, TIMEOUT_GRACE);
+    this.deliveries =
+        new Deliveries<>(
+            deliverer, batchDeliverer, failures, writer.queue(), outage, limit, timeouts);
+    this.slots =
+        new DeliverySlots<>(
+            name,
+            settings.concurrency(),
+            settings.batchSize(),
+            writer.queue(),
+            outage,
+            () -> stopping,
+            deliveries::task);
+    deliveries.runIn(slots);
+    // one writer at a time (SQLite): a second claim in flight would only wait for the first
+    int extra = dialect.oneWriter() ? 0 : settings.claimsInFlight() - 1;
+    this.claimLoop = claimLoop(dataSource, sql, keepDone, gate, report, outage, false, extra == 0);
+    for (int i = 0; i < extra; i++) {
+      extraLoops.add(claimLoop(dataSource, sql, keepDone, gate, report, outage, true, false));
+    }
+    loopRef[0] = claimLoop;
+    deliveries.onKeyFreed(claimLoop::wakeUp);
+    // renewal gets its own thread: a long cleanup must never delay it past a lease
+    this.leases = new LeaseRenewer(dataSource, sql, settings, held::keySet);
+    this.renewer =
+        new Periodic(
+            name + "-renew", List.of(new Periodic.Task(settings.lease().dividedBy(3), leases)));
+    this.cleaner =
+        settings.retention().isZero()
+            ? null
+            : new Periodic(
+                name + "-cleanup",
+                List.of(
+                    new Periodic.Task(
+                        settings.cleanupInterval(),
+                        new Cleanup(
+                            dataSource,
+                            table.name(),
+                            c -> sql.cleanup(c, settings.retention(), Cleanup.BATCH),
+                            settings.instanceId(),
+                            () -> stopping))));
+  }
+
+  /** A claim loop with its own claim strategy (a strategy's state is its loop's alone). */
+  private ClaimLoop<T> claimLoop(
+      DataSource dataSource,
+      QueueSql sql,
+      boolean keepDone,
+      WriteGate gate,
+      LaneReport report,
+      Outage outage,
+      boolean extra,
+      boolean onlyLoop) {
+    Claimer<T> claimer =
+        new Claimer<>(
+            dataSource,
+            sql.claims(settings.instanceId(), settings.lease(), keepDone),
+            table.reader(),
+            gate,
+            dialect,
+            report);
+    return new ClaimLoop<>(
+        name,
+        table.name(),
+        settings,
+        claimer,
+        deliveries,
+        slots,
+        writer,
+        outage,
+        held,
+        () -> stopping,
+        this::stopAfter,
+        backlog,
+        idle,
+        extra,
+        onlyLoop);
+  }
+
+  public String table() {
+    return table.name();
+  }
+
+  public void start() {
+    deliveries.started();
+    writer.start();
+    timeouts.start();
+    leases.started();
+    renewer.start();
+    if (cleaner != null) {
+      cleaner.start();
+    }
+    loop = LoopThreads.builder(dialect).name(name + "-claims").start(claimLoop);
+    for (int i = 0; i < extraLoops.size(); i++) {
+      extraThreads.add(
+          LoopThreads.builder(dialect).name(name + "-claims-" + (i + 2)).start(extraLoops.get(i)));
+    }
+  }
+
+  /** Cuts the current poll wait short: new rows were committed. */
+  public void wakeUp() {
+    claimLoop.wakeUp();
+  }
+
+  /**
+   * Where the lane's activity stands now; {@link #awaitIdleAfter} waits for a claim after it.
+   *
+   * @return a count that grows with every claim started and every outcome written
+   */
+  public long activity() {
+    return idle.activity();
+  }
+
+  /**
+   * Waits until a claim started after {@code seen} proves the lane idle: it looked at every row it
+   * could claim and claimed nothing while the lane held no row, no extra loop's claim was in flight
+   * and nothing else happened on the lane. Wakes the claim loop meanwhile.
+   *
+   * @param seen what {@link #activity} returned before the wait
+   * @param deadlineNanos the {@link System#nanoTime} at which to give up
+   * @return false if the deadline passed first or the lane is stopping
+   * @throws InterruptedException if the calling thread is interrupted while waiting
+   */
+  public boolean awaitIdleAfter(long seen, long deadlineNanos) throws InterruptedException {
+    return idle.awaitProofAfter(seen, deadlineNanos, claimLoop::wakeUp) && !stopping;
+  }
+
+  /**
+   * Stops claiming, waits up to the shutdown timeout for running deliveries (their timeouts still
+   * end them), hands back rows that were claimed but not started, interrupts what is left, stops
+   * the timeouts, writes the outcomes, then stops renewing leases. Every step runs even if the
+   * calling thread is interrupted: an interrupt only cuts the wait for running deliveries short.
+   * The interrupt status is kept.
+   */
+  public void close() {
+    boolean interrupted = Thread.interrupted();
+    stopping = true;
+    claimLoop.wakeUp();
+    backlog.wakeAll();
+    slots.stopWaiting();
+    if (loop != null) {
+      interrupted |= Joins.join(loop, Duration.ofSeconds(30));
+    }
+    for (Thread extra : extraThreads) {
+      interrupted |= Joins.join(extra, Duration.ofSeconds(30));
+    }
+    slots.handBackWaiting();
+    boolean idle = false; // an interrupt, now or while waiting, ends the wait at once
+    try {
+      idle =
+          !interrupted && slots.awaitIdle(System.nanoTime() + settings.shutdownTimeout().toNanos());
+    } catch (InterruptedException e) {
+      interrupted = true;
+    }
+    if (!idle) {
+      slots.interruptAll();
+      interrupted |=
+          slots.awaitIdleUninterruptibly(System.nanoTime() + TimeUnit.SECONDS.toNanos(5));
+    }
+    interrupted |= timeouts.close(); // before the writer: a timeout's outcome goes through it
+    if (cleaner != null) {
+      interrupted |= cleaner.close();
+    }
+    interrupted |= writer.close(settings.shutdownTimeout().plusSeconds(5));
+    interrupted |= vacuum.close(); // after the writer, whose last finishes may start one
+    interrupted |= renewer.close(); // last: rows stay leased until their outcomes are written
+    if (!held.isEmpty()) {
+      log.warn(
+          "{} - {} rows still leased at shutdown; they return after their lease expires",
+          name,
+          held.size());
+    }
+    if (interrupted) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  /**
+   * Stops this lane for good after one of its loops could not go on: no more claims, no more lease
+   * renewals, so other instances take its rows over after one lease.
+   */
+  private void stopAfter(String loopName, Throwable cause) {
+    stopping = true;
+    claimLoop.wakeUp();
+    backlog.wakeAll();
+    slots.stopWaiting();
+    log.error(
+        "{} - {} failed with errors for a whole lease; no longer claiming or renewing leases on {}:"
+            + " other instances take its rows over after the lease; restart this process",
+        name,
+        loopName,
+        table.name(),
+        cause);
+    Listeners.call(() -> settings.listener().tableStopped(table.name(), cause));
+    renewer.stopWithoutWaiting();
+  }
+
+  private int running() {
+    return slots.running();
+  }
+
+  private void written(List<Outcome> batch) {
+    idle.touched();
+    for (Outcome o : batch) {
+      // this claim of the row only, by identity: a newer claim may be equal in every field
+      held.computeIfPresent(o.row().id(), (id, row) -> row == o.row() ? null : row);
+    }
+  }
+}
