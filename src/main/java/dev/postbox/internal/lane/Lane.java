@@ -5,14 +5,11 @@ import dev.postbox.internal.Joins;
 import dev.postbox.internal.Listeners;
 import dev.postbox.internal.Periodic;
 import dev.postbox.internal.dialect.Dialect;
-import dev.postbox.internal.sql.Claimed;
 import dev.postbox.internal.sql.QueueSql;
 import dev.postbox.internal.sql.QueueTable;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import javax.sql.DataSource;
 import org.slf4j.Logger;
@@ -21,11 +18,12 @@ import org.slf4j.LoggerFactory;
 /**
  * The delivery engine for one table: the outbox and the job queue are two lanes of this one class.
  * It wires the parts and runs their life cycle: the {@link ClaimLoop} claims due rows in batches
- * with a lease on the database clock; {@link Deliveries} delivers each in a {@link DeliverySlots}
- * slot, outside any transaction; {@link DeliveryTimeouts} ends deliveries that run past their
- * {@link TimeLimit}; the {@link FailurePolicy} turns failures into outcomes; the {@link
- * OutcomeWriter} records them, fenced by the lease; the {@link LeaseRenewer} keeps held rows
- * leased; {@link Cleanup} deletes finished rows past their retention. Thread-safe.
+ * with a lease on the database clock (its {@link ExtraClaimLoop}s too while a backlog lasts);
+ * {@link Deliveries} delivers each in a {@link DeliverySlots} slot, outside any transaction; {@link
+ * DeliveryTimeouts} ends deliveries that run past their {@link TimeLimit}; the {@link
+ * FailurePolicy} turns failures into outcomes; the {@link OutcomeWriter} records them, fenced by
+ * the lease; the {@link LeaseRenewer} keeps held rows leased; {@link Cleanup} deletes finished rows
+ * past their retention. Thread-safe.
  */
 public final class Lane<T> {
   private static final Logger log = LoggerFactory.getLogger(Lane.class);
@@ -40,17 +38,14 @@ public final class Lane<T> {
   private final DeliveryTimeouts timeouts;
   private final OutcomeWriter writer;
   private final Vacuum vacuum;
+  private final LaneState<T> state = new LaneState<>();
+  private final ClaimWait wakeUps = new ClaimWait(state::stopping); // the main claim loop's
   private final ClaimLoop<T> claimLoop;
-  private final List<ClaimLoop<T>> extraLoops = new ArrayList<>();
-  private final Backlog backlog = new Backlog();
-  private final IdleWatch idle = new IdleWatch();
+  private final List<ExtraClaimLoop<T>> extraLoops = new ArrayList<>();
   private final LeaseRenewer leases;
   private final Periodic renewer;
   private final Periodic cleaner;
-  // rows claimed and not yet recorded: waiting to start, running, or waiting for the writer
-  private final Map<Long, Claimed<T>> held = new ConcurrentHashMap<>();
   private final Dialect dialect;
-  private volatile boolean stopping;
   private Thread loop;
   private final List<Thread> extraThreads = new ArrayList<>();
 
@@ -73,8 +68,6 @@ public final class Lane<T> {
     this.vacuum =
         new Vacuum(dataSource, sql.vacuum(), settings.vacuumEvery(), settings.instanceId());
     LaneReport report = new LaneReport(settings, table.name(), vacuum, table.keyOrder());
-    // the claim loop's claimingSoon is read by the writer: the loop exists before it runs
-    ClaimLoop<?>[] loopRef = new ClaimLoop<?>[1];
     this.writer =
         new OutcomeWriter(
             dataSource,
@@ -83,10 +76,10 @@ public final class Lane<T> {
             gate,
             report,
             this::running,
-            () -> loopRef[0].claimingSoon(),
+            wakeUps::claimingSoon,
             this::written,
             e -> stopAfter("outcome writer", e));
-    FailurePolicy failures = new FailurePolicy(settings, outage, name, () -> stopping);
+    FailurePolicy failures = new FailurePolicy(settings, outage, name, state::stopping);
     this.timeouts = new DeliveryTimeouts(name, TIMEOUT_GRACE);
     this.deliveries =
         new Deliveries<>(
@@ -98,19 +91,23 @@ public final class Lane<T> {
             settings.batchSize(),
             writer.queue(),
             outage,
-            () -> stopping,
+            state::stopping,
             deliveries::task);
     deliveries.runIn(slots);
     // one writer at a time (SQLite): a second claim in flight would only wait for the first
     int extra = dialect.oneWriter() ? 0 : settings.claimsInFlight() - 1;
-    this.claimLoop = claimLoop(dataSource, sql, keepDone, gate, report, outage, false, extra == 0);
+    ClaimParts<T> parts =
+        new ClaimParts<>(
+            table.name(), settings, state, deliveries, slots, writer, outage, this::stopAfter);
+    this.claimLoop =
+        new ClaimLoop<>(
+            parts, claimer(dataSource, sql, keepDone, gate, report), wakeUps, extra == 0);
     for (int i = 0; i < extra; i++) {
-      extraLoops.add(claimLoop(dataSource, sql, keepDone, gate, report, outage, true, false));
+      extraLoops.add(new ExtraClaimLoop<>(parts, claimer(dataSource, sql, keepDone, gate, report)));
     }
-    loopRef[0] = claimLoop;
-    deliveries.onKeyFreed(claimLoop::wakeUp);
+    deliveries.onKeyFreed(wakeUps::wakeUp);
     // renewal gets its own thread: a long cleanup must never delay it past a lease
-    this.leases = new LeaseRenewer(dataSource, sql, settings, held::keySet);
+    this.leases = new LeaseRenewer(dataSource, sql, settings, state.held::keySet);
     this.renewer =
         new Periodic(
             name + "-renew", List.of(new Periodic.Task(settings.lease().dividedBy(3), leases)));
@@ -127,43 +124,19 @@ public final class Lane<T> {
                             table.name(),
                             c -> sql.cleanup(c, settings.retention(), Cleanup.BATCH),
                             settings.instanceId(),
-                            () -> stopping))));
+                            state::stopping))));
   }
 
-  /** A claim loop with its own claim strategy (a strategy's state is its loop's alone). */
-  private ClaimLoop<T> claimLoop(
-      DataSource dataSource,
-      QueueSql sql,
-      boolean keepDone,
-      WriteGate gate,
-      LaneReport report,
-      Outage outage,
-      boolean extra,
-      boolean onlyLoop) {
-    Claimer<T> claimer =
-        new Claimer<>(
-            dataSource,
-            sql.claims(settings.instanceId(), settings.lease(), keepDone),
-            table.reader(),
-            gate,
-            dialect,
-            report);
-    return new ClaimLoop<>(
-        name,
-        table.name(),
-        settings,
-        claimer,
-        deliveries,
-        slots,
-        writer,
-        outage,
-        held,
-        () -> stopping,
-        this::stopAfter,
-        backlog,
-        idle,
-        extra,
-        onlyLoop);
+  /** A claimer with its own claim strategy (a strategy's state is its loop's alone). */
+  private Claimer<T> claimer(
+      DataSource dataSource, QueueSql sql, boolean keepDone, WriteGate gate, LaneReport report) {
+    return new Claimer<>(
+        dataSource,
+        sql.claims(settings.instanceId(), settings.lease(), keepDone),
+        table.reader(),
+        gate,
+        dialect,
+        report);
   }
 
   public String table() {
@@ -188,7 +161,7 @@ public final class Lane<T> {
 
   /** Cuts the current poll wait short: new rows were committed. */
   public void wakeUp() {
-    claimLoop.wakeUp();
+    wakeUps.wakeUp();
   }
 
   /**
@@ -197,7 +170,7 @@ public final class Lane<T> {
    * @return a count that grows with every claim started and every outcome written
    */
   public long activity() {
-    return idle.activity();
+    return state.idle.activity();
   }
 
   /**
@@ -211,7 +184,7 @@ public final class Lane<T> {
    * @throws InterruptedException if the calling thread is interrupted while waiting
    */
   public boolean awaitIdleAfter(long seen, long deadlineNanos) throws InterruptedException {
-    return idle.awaitProofAfter(seen, deadlineNanos, claimLoop::wakeUp) && !stopping;
+    return state.idle.awaitProofAfter(seen, deadlineNanos, wakeUps::wakeUp) && !state.stopping();
   }
 
   /**
@@ -223,9 +196,9 @@ public final class Lane<T> {
    */
   public void close() {
     boolean interrupted = Thread.interrupted();
-    stopping = true;
-    claimLoop.wakeUp();
-    backlog.wakeAll();
+    state.stop();
+    wakeUps.wakeUp();
+    state.backlog.wakeAll();
     slots.stopWaiting();
     if (loop != null) {
       interrupted |= Joins.join(loop, Duration.ofSeconds(30));
@@ -253,11 +226,11 @@ public final class Lane<T> {
     interrupted |= writer.close(settings.shutdownTimeout().plusSeconds(5));
     interrupted |= vacuum.close(); // after the writer, whose last finishes may start one
     interrupted |= renewer.close(); // last: rows stay leased until their outcomes are written
-    if (!held.isEmpty()) {
+    if (!state.held.isEmpty()) {
       log.warn(
           "{} - {} rows still leased at shutdown; they return after their lease expires",
           name,
-          held.size());
+          state.held.size());
     }
     if (interrupted) {
       Thread.currentThread().interrupt();
@@ -269,9 +242,9 @@ public final class Lane<T> {
    * renewals, so other instances take its rows over after one lease.
    */
   private void stopAfter(String loopName, Throwable cause) {
-    stopping = true;
-    claimLoop.wakeUp();
-    backlog.wakeAll();
+    state.stop();
+    wakeUps.wakeUp();
+    state.backlog.wakeAll();
     slots.stopWaiting();
     log.error(
         "{} - {} failed with errors for a whole lease; no longer claiming or renewing leases on {}:"
@@ -289,10 +262,10 @@ public final class Lane<T> {
   }
 
   private void written(List<Outcome> batch) {
-    idle.touched();
+    state.idle.touched();
     for (Outcome o : batch) {
       // this claim of the row only, by identity: a newer claim may be equal in every field
-      held.computeIfPresent(o.row().id(), (id, row) -> row == o.row() ? null : row);
+      state.held.computeIfPresent(o.row().id(), (id, row) -> row == o.row() ? null : row);
     }
   }
 }
