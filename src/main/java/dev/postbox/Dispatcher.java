@@ -13,6 +13,7 @@ import dev.postbox.internal.lane.BatchDeliverer;
 import dev.postbox.internal.lane.Deliverer;
 import dev.postbox.internal.lane.Lane;
 import dev.postbox.internal.lane.LaneSettings;
+import dev.postbox.internal.lane.Recipient;
 import dev.postbox.internal.lane.TimeLimit;
 import dev.postbox.internal.sql.QueueTable;
 import java.time.Duration;
@@ -218,7 +219,11 @@ public final class Dispatcher implements AutoCloseable {
       Startup.checkKeysTable(config.dataSource(), database, table.name());
     }
     return new Lane<>(
-        config.dataSource(), dialect, table, settings, deliverer, batchDeliverer, limit);
+        config.dataSource(),
+        dialect,
+        table,
+        settings,
+        new Recipient<>(deliverer, batchDeliverer, limit));
   }
 
   /** The columns of a lane's {@code table} its start checks. */

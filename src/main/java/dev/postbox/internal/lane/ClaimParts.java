@@ -25,7 +25,6 @@ record ClaimParts<T>(
     LaneSettings settings,
     LaneState<T> state,
     Deliveries<T> deliveries,
-    DeliverySlots<T> slots,
     OutcomeWriter writer,
     Outage outage,
     BiConsumer<String, Throwable> stopAfter) {
@@ -35,6 +34,10 @@ record ClaimParts<T>(
   /** One turn of a loop; false when the lane is stopping. */
   interface Turn {
     boolean once();
+  }
+
+  DeliverySlots<T> slots() {
+    return deliveries.slots();
   }
 
   /** {@code <instance>-<table>}, for logs. */

@@ -9,6 +9,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -31,42 +32,41 @@ final class Deliveries<T> {
   private final Outage outage;
   private final TimeLimit<T> limit;
   private final DeliveryTimeouts timeouts;
-  private Runnable keyFreed = () -> {};
-  private DeliverySlots<T> slots;
+  private final Runnable keyFreed;
+  private final DeliverySlots<T> slots;
   private volatile ClassLoader contextClassLoader; // the starter's, for every delivery
   // how long the transport or handler took, over every row delivered: whether sends are slow
   private final LongAdder sentRows = new LongAdder();
   private final LongAdder sendNanos = new LongAdder();
 
+  /**
+   * @param keyFreed what to run when the run of a key ends (its next message may now be claimed):
+   *     wakes the claim loop, which would otherwise wait out its idle pause while every key in the
+   *     backlog is in flight
+   * @param slots makes the slots the deliveries run in, given what a delivery thread runs
+   */
   Deliveries(
-      Deliverer<T> deliverer,
-      BatchDeliverer<T> batchDeliverer,
+      Recipient<T> recipient,
       FailurePolicy failures,
       OutcomeQueue outcomes,
       Outage outage,
-      TimeLimit<T> limit,
-      DeliveryTimeouts timeouts) {
-    this.deliverer = deliverer;
-    this.batchDeliverer = batchDeliverer;
+      DeliveryTimeouts timeouts,
+      Runnable keyFreed,
+      Function<Function<List<Claimed<T>>, Runnable>, DeliverySlots<T>> slots) {
+    this.deliverer = recipient.deliverer();
+    this.batchDeliverer = recipient.batchDeliverer();
     this.failures = failures;
     this.outcomes = outcomes;
     this.outage = outage;
-    this.limit = limit;
+    this.limit = recipient.limit();
     this.timeouts = timeouts;
-  }
-
-  /**
-   * What to run when the run of a key ends (its next message may now be claimed): wakes the claim
-   * loop, which would otherwise wait out its idle pause while every key in the backlog is in
-   * flight. Set once, before the first claim.
-   */
-  void onKeyFreed(Runnable keyFreed) {
     this.keyFreed = keyFreed;
+    this.slots = slots.apply(this::task);
   }
 
-  /** The slots the deliveries run in; set once, before the first claim. */
-  void runIn(DeliverySlots<T> slots) {
-    this.slots = slots;
+  /** The slots the deliveries run in. */
+  DeliverySlots<T> slots() {
+    return slots;
   }
 
   /** Rows delivered so far (each send or a batch's rows), for {@link #sendNanos}. */
@@ -114,7 +114,7 @@ final class Deliveries<T> {
   }
 
   /** What the delivery thread of {@code rows} runs. */
-  Runnable task(List<Claimed<T>> rows) {
+  private Runnable task(List<Claimed<T>> rows) {
     return batchDeliverer != null ? () -> deliverBatch(rows) : () -> deliverRun(rows, 0);
   }
 

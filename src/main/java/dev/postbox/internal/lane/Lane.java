@@ -49,63 +49,65 @@ public final class Lane<T> {
   private Thread loop;
   private final List<Thread> extraThreads = new ArrayList<>();
 
+  /**
+   * @param recipient where the lane's rows go, and how long a delivery may run
+   */
   public Lane(
       DataSource dataSource,
       Dialect dialect,
       QueueTable<T> table,
       LaneSettings settings,
-      Deliverer<T> deliverer,
-      BatchDeliverer<T> batchDeliverer,
-      TimeLimit<T> limit) {
+      Recipient<T> recipient) {
     this.table = table;
     this.settings = settings;
     this.dialect = dialect;
     this.name = settings.instanceId() + "-" + table.name();
     QueueSql sql = QueueSql.of(dialect, table, settings.batchSize());
-    boolean keepDone = !settings.retention().isZero();
-    WriteGate gate = new WriteGate(dialect.oneWriter());
     Outage outage = new Outage(settings, table.name());
     this.vacuum =
         new Vacuum(dataSource, sql.vacuum(), settings.vacuumEvery(), settings.instanceId());
-    LaneReport report = new LaneReport(settings, table.name(), vacuum, table.keyOrder());
-    this.writer =
-        new OutcomeWriter(
+    LaneTable lane =
+        new LaneTable(
             dataSource,
             sql,
+            new WriteGate(dialect.oneWriter()),
+            new LaneReport(settings, table.name(), vacuum, table.keyOrder()));
+    this.writer =
+        new OutcomeWriter(
+            lane,
             settings,
-            gate,
-            report,
             this::running,
             wakeUps::claimingSoon,
             this::written,
             e -> stopAfter("outcome writer", e));
-    FailurePolicy failures = new FailurePolicy(settings, outage, name, state::stopping);
     this.timeouts = new DeliveryTimeouts(name, TIMEOUT_GRACE);
     this.deliveries =
         new Deliveries<>(
-            deliverer, batchDeliverer, failures, writer.queue(), outage, limit, timeouts);
-    this.slots =
-        new DeliverySlots<>(
-            name,
-            settings.concurrency(),
-            settings.batchSize(),
+            recipient,
+            new FailurePolicy(settings, outage, name, state::stopping),
             writer.queue(),
             outage,
-            state::stopping,
-            deliveries::task);
-    deliveries.runIn(slots);
+            timeouts,
+            wakeUps::wakeUp,
+            task ->
+                new DeliverySlots<>(
+                    name,
+                    settings.concurrency(),
+                    settings.batchSize(),
+                    writer.queue(),
+                    outage,
+                    state::stopping,
+                    task));
+    this.slots = deliveries.slots();
     // one writer at a time (SQLite): a second claim in flight would only wait for the first
     int extra = dialect.oneWriter() ? 0 : settings.claimsInFlight() - 1;
     ClaimParts<T> parts =
         new ClaimParts<>(
-            table.name(), settings, state, deliveries, slots, writer, outage, this::stopAfter);
-    this.claimLoop =
-        new ClaimLoop<>(
-            parts, claimer(dataSource, sql, keepDone, gate, report), wakeUps, extra == 0);
+            table.name(), settings, state, deliveries, writer, outage, this::stopAfter);
+    this.claimLoop = new ClaimLoop<>(parts, claimer(lane), wakeUps, extra == 0);
     for (int i = 0; i < extra; i++) {
-      extraLoops.add(new ExtraClaimLoop<>(parts, claimer(dataSource, sql, keepDone, gate, report)));
+      extraLoops.add(new ExtraClaimLoop<>(parts, claimer(lane)));
     }
-    deliveries.onKeyFreed(wakeUps::wakeUp);
     // renewal gets its own thread: a long cleanup must never delay it past a lease
     this.leases = new LeaseRenewer(dataSource, sql, settings, state.held::keySet);
     this.renewer =
@@ -128,15 +130,15 @@ public final class Lane<T> {
   }
 
   /** A claimer with its own claim strategy (a strategy's state is its loop's alone). */
-  private Claimer<T> claimer(
-      DataSource dataSource, QueueSql sql, boolean keepDone, WriteGate gate, LaneReport report) {
+  private Claimer<T> claimer(LaneTable lane) {
+    boolean keepDone = !settings.retention().isZero();
     return new Claimer<>(
-        dataSource,
-        sql.claims(settings.instanceId(), settings.lease(), keepDone),
+        lane.dataSource(),
+        lane.sql().claims(settings.instanceId(), settings.lease(), keepDone),
         table.reader(),
-        gate,
+        lane.gate(),
         dialect,
-        report);
+        lane.report());
   }
 
   public String table() {

@@ -45,23 +45,20 @@ final class OutcomeWriter {
    * @param onGiveUp hears of an Error that lasted a whole lease: the writer has stopped
    */
   OutcomeWriter(
-      DataSource dataSource,
-      QueueSql sql,
+      LaneTable lane,
       LaneSettings settings,
-      WriteGate gate,
-      LaneReport report,
       IntSupplier running,
       BooleanSupplier claimingSoon,
       Consumer<List<Outcome>> onWritten,
       Consumer<Throwable> onGiveUp) {
-    this.dataSource = dataSource;
-    this.sql = sql;
+    this.dataSource = lane.dataSource();
+    this.sql = lane.sql();
     this.settings = settings;
-    this.gate = gate;
+    this.gate = lane.gate();
     this.onWritten = onWritten;
     this.onGiveUp = onGiveUp;
     this.lingers = sql.dialect().oneWriter();
-    this.report = report;
+    this.report = lane.report();
     this.batches = new OutcomeBatch(sql, settings, report);
     this.thread =
         LoopThreads.builder(sql.dialect())
