@@ -52,7 +52,7 @@ public final class Lane<T> {
   /**
    * @param recipient where the lane's rows go, and how long a delivery may run
    */
-  public Lane(
+  Lane(
       DataSource dataSource,
       Dialect dialect,
       QueueTable<T> table,
@@ -145,7 +145,7 @@ public final class Lane<T> {
     return table.name();
   }
 
-  public void start() {
+  void start() {
     deliveries.started();
     writer.start();
     timeouts.start();
@@ -171,7 +171,7 @@ public final class Lane<T> {
    *
    * @return a count that grows with every claim started and every outcome written
    */
-  public long activity() {
+  long activity() {
     return state.idle.activity();
   }
 
@@ -185,7 +185,7 @@ public final class Lane<T> {
    * @return false if the deadline passed first or the lane is stopping
    * @throws InterruptedException if the calling thread is interrupted while waiting
    */
-  public boolean awaitIdleAfter(long seen, long deadlineNanos) throws InterruptedException {
+  boolean awaitIdleAfter(long seen, long deadlineNanos) throws InterruptedException {
     return state.idle.awaitProofAfter(seen, deadlineNanos, wakeUps::wakeUp) && !state.stopping();
   }
 
@@ -196,7 +196,7 @@ public final class Lane<T> {
    * calling thread is interrupted: an interrupt only cuts the wait for running deliveries short.
    * The interrupt status is kept.
    */
-  public void close() {
+  void close() {
     boolean interrupted = Thread.interrupted();
     state.stop();
     wakeUps.wakeUp();
