@@ -104,12 +104,12 @@ abstract sealed class DispatcherBuilder permits Dispatcher.Builder {
   /**
    * Runs the job {@code name} with {@code payload} on {@code schedule}: once per tick across all
    * dispatchers that declare it, as an ordinary durable job of that name (its handler is the one
-   * given to {@link #jobs}; same retries, parking, listener and stats), with the tick in its {@link
-   * JobContext#tick()}, judged by the database clock. Overlapping and missed ticks, and schedules
-   * changed between starts: docs/jobs.md.
+   * given to {@code jobs(…)}; same retries, parking, listener and stats), with the tick in its
+   * {@link JobContext#tick()}, judged by the database clock. Overlapping and missed ticks, and
+   * schedules changed between starts: docs/jobs.md.
    *
    * @param schedule when the job runs
-   * @param name the job name of its runs; its handler must be given to {@link #jobs}
+   * @param name the job name of its runs; its handler must be given to {@code jobs(…)}
    * @param payload the payload of each run
    * @return this builder
    * @throws InvalidValueException if an argument is null or breaks the job name rules, or the name
@@ -331,7 +331,7 @@ abstract sealed class DispatcherBuilder permits Dispatcher.Builder {
 
   /**
    * A dispatcher with these options, copied: changing this builder later changes nothing built.
-   * Each dispatcher built without an {@link #instanceId} gets its own. It does nothing until {@link
+   * Each dispatcher built without an {@code instanceId} gets its own. It does nothing until {@link
    * Dispatcher#start()}.
    *
    * @return the dispatcher, not started

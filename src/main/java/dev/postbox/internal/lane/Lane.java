@@ -78,7 +78,7 @@ public final class Lane<T> {
             settings,
             this::running,
             wakeUps::claimingSoon,
-            this::written,
+            state::written,
             e -> stopAfter("outcome writer", e));
     this.timeouts = new DeliveryTimeouts(name, TIMEOUT_GRACE);
     this.deliveries =
@@ -261,13 +261,5 @@ public final class Lane<T> {
 
   private int running() {
     return slots.running();
-  }
-
-  private void written(List<Outcome> batch) {
-    state.idle.touched();
-    for (Outcome o : batch) {
-      // this claim of the row only, by identity: a newer claim may be equal in every field
-      state.held.computeIfPresent(o.row().id(), (id, row) -> row == o.row() ? null : row);
-    }
   }
 }

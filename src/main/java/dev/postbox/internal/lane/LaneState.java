@@ -1,6 +1,7 @@
 package dev.postbox.internal.lane;
 
 import dev.postbox.internal.sql.Claimed;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
@@ -22,5 +23,14 @@ final class LaneState<T> {
   /** From now on the lane is stopping; for good. */
   void stop() {
     stopping = true;
+  }
+
+  /** Outcomes written (or dropped): their rows are no longer held. */
+  void written(List<Outcome> batch) {
+    idle.touched();
+    for (Outcome o : batch) {
+      // this claim of the row only, by identity: a newer claim may be equal in every field
+      held.computeIfPresent(o.row().id(), (id, row) -> row == o.row() ? null : row);
+    }
   }
 }
