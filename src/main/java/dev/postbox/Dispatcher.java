@@ -1,60 +1,47 @@
 package dev.postbox;
 
-import dev.postbox.internal.BatchDeliverer;
 import dev.postbox.internal.Cleanup;
-import dev.postbox.internal.Deliverer;
-import dev.postbox.internal.Lane;
-import dev.postbox.internal.LaneSettings;
-import dev.postbox.internal.Listeners;
 import dev.postbox.internal.Periodic;
-import dev.postbox.internal.PostgresNotifications;
 import dev.postbox.internal.Require;
-import dev.postbox.internal.Rules;
 import dev.postbox.internal.Startup;
-import dev.postbox.internal.TimeLimit;
 import dev.postbox.internal.dialect.Dialect;
 import dev.postbox.internal.dialect.Dialects;
+import dev.postbox.internal.lane.Lane;
+import dev.postbox.internal.lane.LaneSettings;
+import dev.postbox.internal.lane.Lanes;
+import dev.postbox.internal.lane.Recipient;
+import dev.postbox.internal.lane.TimeLimit;
 import dev.postbox.internal.recurring.RecurringJobs;
 import dev.postbox.internal.recurring.RecurringSql;
-import dev.postbox.internal.sql.QueueTable;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.HashMap;
-import java.util.HexFormat;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.locks.ReentrantLock;
 import javax.sql.DataSource;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Delivers what the outbox and the job queue stored: claims due rows in batches with a lease on the
- * database clock, runs each delivery on a virtual thread outside any transaction, records the
- * outcome fenced by the lease, retries with backoff and parks after the last attempt.
+ * Delivers what the outbox and the job queue stored: claims due rows in batches under a lease,
+ * delivers each outside any transaction, retries with backoff and parks after the last attempt.
  *
  * <p>Thread-safe. Every application instance may run one; leases share the work. Connections are
  * borrowed from the {@link DataSource} per operation and never held while a message is delivered.
+ * Guide: docs/outbox.md; options: docs/operations.md.
  */
 public final class Dispatcher implements AutoCloseable {
-  // Longer than most files here because the Builder's options and their Javadoc are the public
-  // reference of every dispatcher setting; the engine itself is in dev.postbox.internal.
   private static final Logger log = LoggerFactory.getLogger(Dispatcher.class);
 
   private final DispatcherSettings config;
   private final ReentrantLock lifecycle = new ReentrantLock();
-  private volatile List<Lane<?>> lanes = List.of(); // published whole: wakeUp() reads it
+  private volatile Lanes lanes = Lanes.none(); // published whole: wakeUp() reads it
   private volatile boolean started;
   private volatile boolean closed;
   private Periodic inboxCleaner;
   private Periodic unhandledJobs; // looks for jobs of names without a handler here
   private OrderingRegistration registration; // how this dispatcher orders its outbox
   private RecurringJobs recurring;
-  private PostgresNotifications notifications;
 
-  private Dispatcher(DispatcherSettings config) {
+  Dispatcher(DispatcherSettings config) {
     this.config = config;
   }
 
@@ -101,39 +88,29 @@ public final class Dispatcher implements AutoCloseable {
       Database database =
           Startup.database(config.dataSource(), config.database(), config.instanceId());
       Dialect dialect = Dialects.of(database);
-      Map<String, Runnable> channels = new HashMap<>();
-      List<Lane<?>> built = new ArrayList<>();
+      Lanes built = new Lanes(config.dataSource(), database, dialect, config.instanceId());
       if (config.outbox() != null) {
         Transport transport = config.transport();
-        Lane<?> lane =
-            lane(
-                database,
-                dialect,
-                config.outbox().queueTable(),
-                settings(config.maxAttempts(), Duration.ZERO, true),
+        built.add(
+            config.outbox().queueTable(),
+            settings(config.maxAttempts(), Duration.ZERO, true),
+            new Recipient<>(
                 TransportDelivery.single(transport),
                 TransportDelivery.batches(transport),
-                new TimeLimit<>("send", row -> config.sendTimeout()));
-        built.add(lane);
-        if (config.outbox().notifies()) {
-          channels.put(PostgresNotifications.channel(lane.table()), lane::wakeUp);
-        }
+                new TimeLimit<>("send", row -> config.sendTimeout())),
+            config.outbox().notifies());
       }
       RecurringJobs schedules = null;
       if (config.jobs() != null) {
         Lane<?> lane =
-            lane(
-                database,
-                dialect,
+            built.add(
                 JobNames.claimedBy(config.jobs().queueTable(), config.handlers().keySet()),
                 settings(config.maxAttempts(), config.jobs().retention(), false),
-                JobDelivery.to(config.handlers(), config.instanceId()),
-                null,
-                JobDelivery.timeLimit(config.handlers(), config.jobs().timeout()));
-        built.add(lane);
-        if (config.jobs().notifies()) {
-          channels.put(PostgresNotifications.channel(lane.table()), lane::wakeUp);
-        }
+                new Recipient<>(
+                    JobDelivery.to(config.handlers(), config.instanceId()),
+                    null,
+                    JobDelivery.timeLimit(config.handlers(), config.jobs().timeout())),
+                config.jobs().notifies());
         if (!config.recurring().isEmpty()) {
           schedules =
               new RecurringJobs(
@@ -161,7 +138,7 @@ public final class Dispatcher implements AutoCloseable {
       }
       registration = ordering;
       // every check passed: from here on, start things; should starting one fail, stop them all
-      lanes = List.copyOf(built);
+      lanes = built;
       inboxCleaner = cleaner;
       unhandledJobs = watch;
       recurring = schedules;
@@ -172,14 +149,7 @@ public final class Dispatcher implements AutoCloseable {
         if (watch != null) {
           watch.start();
         }
-        if (!channels.isEmpty() && database == Database.POSTGRESQL) {
-          notifications =
-              new PostgresNotifications(config.dataSource(), channels, config.instanceId());
-          notifications.start();
-        }
-        for (Lane<?> lane : lanes) {
-          lane.start();
-        }
+        built.start(); // the LISTEN connection, then the lanes
         if (schedules != null) {
           schedules.start();
         }
@@ -195,41 +165,16 @@ public final class Dispatcher implements AutoCloseable {
               + " lease {} s{})",
           config.instanceId(),
           database,
-          lanes.stream().map(Lane::table).toList(),
+          built.tables(),
           config.batchSize(),
           config.concurrency(),
           config.claimsInFlight(),
           config.pollInterval().toMillis(),
           config.lease().toSeconds(),
-          notifications == null ? "" : ", LISTEN " + channels.keySet());
+          built.listening());
     } finally {
       lifecycle.unlock();
     }
-  }
-
-  private <T> Lane<T> lane(
-      Database database,
-      Dialect dialect,
-      QueueTable<T> table,
-      LaneSettings settings,
-      Deliverer<T> deliverer,
-      BatchDeliverer<T> batchDeliverer,
-      TimeLimit<T> limit) {
-    Startup.checkColumns(config.dataSource(), database, table.name(), checkedColumns(table));
-    if (table.keyOrder() != null) {
-      Startup.checkKeysTable(config.dataSource(), database, table.name());
-    }
-    return new Lane<>(
-        config.dataSource(), dialect, table, settings, deliverer, batchDeliverer, limit);
-  }
-
-  /** The columns of a lane's {@code table} its start checks. */
-  static String checkedColumns(QueueTable<?> table) {
-    String columns = Startup.QUEUE_COLUMNS + ", " + table.itemColumns();
-    if (!table.checkedColumns().isEmpty()) {
-      columns += ", " + table.checkedColumns();
-    }
-    return columns;
   }
 
   /** This dispatcher's entry in the outbox's registration table, checked to exist. */
@@ -279,25 +224,14 @@ public final class Dispatcher implements AutoCloseable {
    * jobs so they are delivered without waiting for the poll interval. Cheap; safe from any thread.
    */
   public void wakeUp() {
-    for (Lane<?> lane : lanes) {
-      lane.wakeUp();
-    }
+    lanes.wakeUp();
   }
 
   /**
-   * Waits until this dispatcher is idle: for each of its tables, a claim made after this call
-   * looked at every row it could claim and found none, while no row of that table was in flight
-   * here and no other claim of it was under way. Then everything committed before the call and due
-   * has been delivered (or has failed and waits for its retry, or was parked), and its outcome is
-   * written. Meant for tests: add in a committed transaction, call {@code awaitIdle}, then assert
-   * what the transport received. It wakes the claim loops, so it does not wait for the poll
-   * interval.
-   *
-   * <p>Rows waiting for a retry or a delay, parked rows, rows behind a parked key and rows leased
-   * by other instances do not count as work. During an outage nothing is claimed, so it waits until
-   * the timeout. After a claim whose connection broke (it may have committed and leased rows this
-   * dispatcher never saw), no claim counts until a lease has passed. Safe from any thread; it polls
-   * no table of its own.
+   * Waits until this dispatcher is idle: for each of its tables, a claim made after this call found
+   * nothing while nothing of that table was in flight, so everything committed before the call and
+   * due has been delivered (or failed and waits, or was parked) and its outcome written. Meant for
+   * tests; safe from any thread. What counts as work: docs/outbox.md, "Testing with awaitIdle".
    *
    * @param timeout how long to wait at most
    * @return true once idle; false if the timeout passed first or the dispatcher is closing
@@ -310,33 +244,14 @@ public final class Dispatcher implements AutoCloseable {
     if (!started) {
       throw new IllegalStateException(config.instanceId() + " - dispatcher not started");
     }
-    long deadline = System.nanoTime() + timeout.toNanos();
-    List<Lane<?>> all = lanes;
-    long[] seen = new long[all.size()];
-    for (int i = 0; i < seen.length; i++) {
-      seen[i] = all.get(i).activity();
-    }
-    for (int i = 0; i < seen.length; i++) {
-      if (closed || !all.get(i).awaitIdleAfter(seen[i], deadline)) {
-        return false;
-      }
-    }
-    return !closed;
+    return lanes.awaitIdle(System.nanoTime() + timeout.toNanos(), () -> closed);
   }
 
   /**
-   * Stops claiming, hands rows claimed but not started back (due again when they were due before
-   * the claim, so they keep their turn, for any instance; the attempt not counted), waits up to
-   * {@code shutdownTimeout} for running deliveries, then interrupts what is still running and waits
-   * up to 5 seconds more. Then it writes the outcomes and stops renewing leases; a row whose
-   * delivery is still running stays leased until its lease runs out. A delivery that throws because
-   * of the interrupt is handed back too.
-   *
-   * <p>The tables are closed one after another, the outbox's first: each waits up to {@code
-   * shutdownTimeout}, and the job table is still claimed while the outbox's closes. If the calling
-   * thread is interrupted, every step still runs, but running deliveries are interrupted at once;
-   * the interrupt status is kept. Idempotent and safe from any thread: a call made while another
-   * closes waits for it.
+   * Stops claiming, hands rows claimed but not started back, waits up to {@code shutdownTimeout}
+   * per table for running deliveries, then interrupts them; writes the outcomes and stops renewing
+   * leases. Idempotent and safe from any thread (a call made while another closes waits for it); an
+   * interrupted caller hurries the close and keeps its interrupt status. Details: docs/outbox.md.
    */
   @Override
   public void close() {
@@ -373,16 +288,7 @@ public final class Dispatcher implements AutoCloseable {
     if (recurring != null) {
       interrupted |= recurring.close();
     }
-    if (notifications != null) {
-      interrupted |= notifications.close();
-    }
-    for (Lane<?> lane : lanes) {
-      if (interrupted) {
-        Thread.currentThread().interrupt();
-      }
-      lane.close();
-      interrupted |= Thread.interrupted();
-    }
+    interrupted = lanes.close(interrupted); // the LISTEN connection, then each lane
     if (inboxCleaner != null) {
       interrupted |= inboxCleaner.close();
     }
@@ -395,8 +301,7 @@ public final class Dispatcher implements AutoCloseable {
     unhandledJobs = null;
     registration = null;
     recurring = null;
-    notifications = null;
-    lanes = List.of();
+    lanes = Lanes.none();
     inboxCleaner = null;
     return interrupted;
   }
@@ -420,407 +325,9 @@ public final class Dispatcher implements AutoCloseable {
   }
 
   /** Configures a {@link Dispatcher}; each option is validated as it is set. Not thread-safe. */
-  public static final class Builder {
-    private final DataSource dataSource;
-    private Outbox outbox;
-    private Transport transport;
-    private Jobs jobs;
-    private Inbox inbox;
-    private Map<String, JobHandler> handlers = Map.of();
-    private final Map<String, RecurringJobs.Declared> recurring = new LinkedHashMap<>();
-    private int batchSize = 500;
-    private int concurrency = 16;
-    private int claimsInFlight = 2;
-    private Duration pollInterval = Duration.ofSeconds(1);
-    private Duration lease = Duration.ofMinutes(2);
-    private Duration sendTimeout = Duration.ofMinutes(1);
-    private int maxAttempts = 10;
-    private Backoff backoff = Backoff.exponential(Duration.ofSeconds(1), Duration.ofMinutes(10));
-    private String instanceId; // null: a new one for each built dispatcher
-    private Duration shutdownTimeout = Duration.ofSeconds(30);
-    private Duration cleanupInterval = Duration.ofMinutes(1);
-    private int vacuumEvery = 50_000;
-    private Listener listener = Listeners.NONE;
-    private Database database;
-
+  public static final class Builder extends DispatcherBuilder {
     private Builder(DataSource dataSource) {
-      this.dataSource = dataSource;
-    }
-
-    /**
-     * Delivers {@code outbox}'s messages to {@code transport}: one {@link Transport#send} per
-     * message, or each claim's rows in one {@link Transport#sendBatch} if the transport's class
-     * overrides it.
-     *
-     * <p>A dispatcher delivers one outbox: a second call is refused (build a dispatcher per outbox
-     * table).
-     *
-     * @param outbox the outbox whose table is dispatched
-     * @param transport where its messages are sent
-     * @return this builder
-     * @throws InvalidValueException if an argument is null, or an outbox was already set
-     */
-    public Builder outbox(Outbox outbox, Transport transport) {
-      onlyOnce("outbox", this.outbox, "one outbox: build a dispatcher per outbox table");
-      Require.notNull("outbox", outbox);
-      this.transport = Require.notNull("transport", transport);
-      this.outbox = outbox;
-      return this;
-    }
-
-    /**
-     * Runs {@code jobs} with {@code handlers}, one per job name. The dispatcher claims only jobs of
-     * these names: jobs of other names wait for a dispatcher that has a handler for them (so a
-     * rolling deploy can add job types one instance at a time), and once they have been due for
-     * longer than a lease this dispatcher says so at WARN (once per name per hour) and to {@link
-     * Listener#jobsWithoutHandler}; {@link Jobs#statsByName} shows them. A dispatcher runs one job
-     * queue: a second call is refused, so pass every handler (of every module) to one call.
-     *
-     * @param jobs the job queue whose table is dispatched
-     * @param handlers the handlers, at most one per job name
-     * @return this builder
-     * @throws InvalidValueException if an argument or a handler is null, there is no handler, a
-     *     handler's name breaks the job name rules, two handlers have the same name, or a job queue
-     *     was already set
-     */
-    public Builder jobs(Jobs jobs, JobHandler... handlers) {
-      onlyOnce(
-          "jobs",
-          this.jobs,
-          "one job queue: pass every handler to one jobs(...) call, or build a dispatcher per"
-              + " job table");
-      Require.notNull("jobs", jobs);
-      Map<String, JobHandler> byName = new LinkedHashMap<>();
-      for (JobHandler handler : Require.notNull("handlers", handlers)) {
-        Require.notNull("handler", handler);
-        String name = Rules.name("handler name", handler.name());
-        if (byName.putIfAbsent(name, handler) != null) {
-          throw new InvalidValueException(
-              "handlers", "has two handlers for job name '" + name + "'");
-        }
-      }
-      if (byName.isEmpty()) {
-        throw new InvalidValueException(
-            "handlers",
-            "is empty: a dispatcher claims only the job names it has a handler for, so it would"
-                + " run no job");
-      }
-      this.jobs = jobs;
-      this.handlers = Map.copyOf(byName);
-      return this;
-    }
-
-    /**
-     * Runs the job {@code name} with {@code payload} on {@code schedule}: once per tick across all
-     * dispatchers that declare it, as an ordinary durable job of that name (its handler is the one
-     * given to {@link #jobs}; same retries, parking, listener and stats), with the tick in its
-     * {@link JobContext#tick()}. Ticks are judged by the database clock. A run still unfinished
-     * when the next tick comes delays that tick until it ends; ticks missed meanwhile, or while
-     * every dispatcher was down, make one run, and the schedule goes on with its next tick after
-     * now. At start, a schedule stored with another expression, zone or payload is updated (logged
-     * at INFO) and its next tick computed again.
-     *
-     * @param schedule when the job runs
-     * @param name the job name of its runs; its handler must be given to {@link #jobs}
-     * @param payload the payload of each run
-     * @return this builder
-     * @throws InvalidValueException if an argument is null or breaks the job name rules, or the
-     *     name was already given a schedule
-     */
-    public Builder recurring(Schedule schedule, String name, String payload) {
-      Require.notNull("schedule", schedule);
-      Rules.name("name", name);
-      Require.notNull("payload", payload);
-      if (recurring.putIfAbsent(name, new RecurringJobs.Declared(schedule.rule(), name, payload))
-          != null) {
-        throw new InvalidValueException(
-            "recurring", "has two schedules for job name '" + name + "'");
-      }
-      return this;
-    }
-
-    /**
-     * Deletes {@code inbox} rows older than its retention, every {@code cleanupInterval}. A
-     * dispatcher cleans up one inbox: a second call is refused.
-     *
-     * @param inbox the inbox whose table is cleaned up
-     * @return this builder
-     * @throws InvalidValueException if {@code inbox} is null, or an inbox was already set
-     */
-    public Builder inbox(Inbox inbox) {
-      onlyOnce("inbox", this.inbox, "one inbox: build a dispatcher per inbox table");
-      this.inbox = Require.notNull("inbox", inbox);
-      return this;
-    }
-
-    /**
-     * Rows claimed per round trip, 1 to 10,000; default 500. A lane holds at most about {@code
-     * (claimsInFlight + 1) × batchSize} claimed rows plus those being delivered, so lower it for
-     * large payloads.
-     *
-     * @param batchSize the most rows per claim
-     * @return this builder
-     * @throws InvalidValueException if the size is out of range
-     */
-    public Builder batchSize(int batchSize) {
-      this.batchSize = Require.between("batchSize", batchSize, 1, 10_000);
-      return this;
-    }
-
-    /**
-     * Deliveries running at once per table, 1 to 10,000; default 16. A delivery is one message or
-     * job, the run of one key's messages on an outbox ordered by key, or one batch for a transport
-     * that overrides {@link Transport#sendBatch}.
-     *
-     * @param concurrency the most deliveries running at once per table
-     * @return this builder
-     * @throws InvalidValueException if the number is out of range
-     */
-    public Builder concurrency(int concurrency) {
-      this.concurrency = Require.between("concurrency", concurrency, 1, 10_000);
-      return this;
-    }
-
-    /**
-     * Claims per table at once while claims come back full, 1 to 64; default 2. An idle or lightly
-     * loaded table has one claim at a time; when a claim takes a whole batch, rows are waiting
-     * beyond it and up to this many claims run at once, each on its own pooled connection, so a
-     * backlog drains at the speed of several connections (see the performance guide for the
-     * measured effect). At most this many batches wait for a delivery slot (two with one claim at a
-     * time, when it claims ahead of slow sends, below). Extra claims stop at the first failed
-     * delivery until the next success; rows they claimed but had not started when a transport
-     * outage began are handed back due when they were due before, so they keep their turn. On
-     * SQLite (one writer) claims are always one at a time. With one claim at a time (SQLite, or 1
-     * here) and sends slow next to claims, the next claim of a backlog starts once fewer than a
-     * batch of claimed rows wait for a slot, so the deliveries do not run dry while it runs.
-     *
-     * @param claimsInFlight the most claims per table at once
-     * @return this builder
-     * @throws InvalidValueException if the number is out of range
-     */
-    public Builder claimsInFlight(int claimsInFlight) {
-      this.claimsInFlight = Require.between("claimsInFlight", claimsInFlight, 1, 64);
-      return this;
-    }
-
-    /**
-     * Longest wait after a claim found nothing, 10 ms to 1 h; default 1 s. After a claim that found
-     * rows the first empty claim waits 1 ms, each further one twice as long up to this. {@link
-     * Dispatcher#wakeUp()} cuts it short.
-     *
-     * @param pollInterval the longest wait between empty claims
-     * @return this builder
-     * @throws InvalidValueException if the interval is null or out of range
-     */
-    public Builder pollInterval(Duration pollInterval) {
-      this.pollInterval =
-          Require.between("pollInterval", pollInterval, Duration.ofMillis(10), Duration.ofHours(1));
-      return this;
-    }
-
-    /**
-     * How long a claim holds a row before another instance may take it over, 1 s to 1 day; default
-     * 2 min. Renewed every third of it while the row is held, so long deliveries keep their rows.
-     *
-     * @param lease how long a claim holds a row without renewal
-     * @return this builder
-     * @throws InvalidValueException if the lease is null or out of range
-     */
-    public Builder lease(Duration lease) {
-      this.lease = Require.between("lease", lease, Duration.ofSeconds(1), Duration.ofDays(1));
-      return this;
-    }
-
-    /**
-     * How long one {@link Transport#send} (or one {@link Transport#sendBatch}, as a whole) may run,
-     * 1 s to 1 day; default 1 min. A send still running then is interrupted and counts as a failed
-     * attempt, recorded with a {@link java.util.concurrent.TimeoutException} ("send timed out after
-     * PT1M"): its message is retried after the backoff (parked after its last attempt), its slot is
-     * free for the next delivery at once, and on an outbox ordered by key the later messages of its
-     * key go after its retry. Sends that time out count toward a transport outage as any failure
-     * does (a broker that hangs every send is down). A send that ignores the interrupt is abandoned
-     * with a WARN: it runs on, on its own thread, and whatever it returns or throws later is
-     * dropped. Give the broker client timeouts shorter than this one: a send it times out itself
-     * fails cleanly.
-     *
-     * @param sendTimeout the longest a send may run
-     * @return this builder
-     * @throws InvalidValueException if the timeout is null or out of range
-     */
-    public Builder sendTimeout(Duration sendTimeout) {
-      this.sendTimeout =
-          Require.between("sendTimeout", sendTimeout, Duration.ofSeconds(1), Duration.ofDays(1));
-      return this;
-    }
-
-    /**
-     * Delivery attempts of an outbox message before it is parked, 1 to 1,000; default 10. (Jobs
-     * carry their own limit, set by {@link Jobs.Builder#maxAttempts} or {@link Job#maxAttempts}.)
-     *
-     * @param maxAttempts the attempt limit of outbox messages
-     * @return this builder
-     * @throws InvalidValueException if the limit is out of range
-     */
-    public Builder maxAttempts(int maxAttempts) {
-      this.maxAttempts = Require.between("maxAttempts", maxAttempts, 1, 1_000);
-      return this;
-    }
-
-    /**
-     * Delay after a failed attempt; default exponential from 1 s, capped at 10 min, with jitter.
-     * Used for outbox messages and jobs alike.
-     *
-     * @param backoff the delay after each failed attempt
-     * @return this builder
-     * @throws InvalidValueException if {@code backoff} is null
-     */
-    public Builder backoff(Backoff backoff) {
-      this.backoff = Require.notNull("backoff", backoff);
-      return this;
-    }
-
-    /**
-     * Written to {@code leased_by}; 1 to 100 characters, no control characters, no leading or
-     * trailing whitespace; default {@code postbox-<pid>-<random>}.
-     *
-     * @param instanceId the instance id; give each running dispatcher its own
-     * @return this builder
-     * @throws InvalidValueException if the id breaks the rules
-     */
-    public Builder instanceId(String instanceId) {
-      this.instanceId = Rules.id("instanceId", instanceId, 100);
-      return this;
-    }
-
-    /**
-     * How long {@code close()} waits for running deliveries, per table, before it interrupts them,
-     * 0 to 1 h; default 30 s.
-     *
-     * @param shutdownTimeout the wait per table
-     * @return this builder
-     * @throws InvalidValueException if the timeout is null or out of range
-     */
-    public Builder shutdownTimeout(Duration shutdownTimeout) {
-      this.shutdownTimeout =
-          Require.between("shutdownTimeout", shutdownTimeout, Duration.ZERO, Duration.ofHours(1));
-      return this;
-    }
-
-    /**
-     * How often finished rows past their retention are deleted, 10 ms to 1 day; default 1 min.
-     *
-     * @param cleanupInterval the time between two cleanups
-     * @return this builder
-     * @throws InvalidValueException if the interval is null or out of range
-     */
-    public Builder cleanupInterval(Duration cleanupInterval) {
-      this.cleanupInterval =
-          Require.between(
-              "cleanupInterval", cleanupInterval, Duration.ofMillis(10), Duration.ofDays(1));
-      return this;
-    }
-
-    /**
-     * On PostgreSQL, runs {@code VACUUM (ANALYZE)} on a table after this many of its rows finished,
-     * 0 to 100,000,000, 0 for never; default 50,000. Dead entries at the head of the claim index
-     * otherwise slow every claim of a long drain until autovacuum comes by. Needs the table's
-     * owner; if refused, logged once and not tried again.
-     *
-     * @param rows the finished rows between two vacuums, or 0 for never
-     * @return this builder
-     * @throws InvalidValueException if the number is out of range
-     */
-    public Builder vacuumEvery(int rows) {
-      this.vacuumEvery = Require.between("vacuumEvery", rows, 0, 100_000_000);
-      return this;
-    }
-
-    /**
-     * Metrics and tracing hooks; default none.
-     *
-     * @param listener the listener, called from the dispatcher's threads
-     * @return this builder
-     * @throws InvalidValueException if {@code listener} is null
-     */
-    public Builder listener(Listener listener) {
-      this.listener = Require.notNull("listener", listener);
-      return this;
-    }
-
-    /**
-     * Forces the SQL dialect instead of detecting it from the database's metadata.
-     *
-     * @param database the database the data source is taken to be
-     * @return this builder
-     * @throws InvalidValueException if {@code database} is null
-     */
-    public Builder database(Database database) {
-      this.database = Require.notNull("database", database);
-      return this;
-    }
-
-    /**
-     * A dispatcher with these options, copied: changing this builder later changes nothing built.
-     * Each dispatcher built without an {@link #instanceId} gets its own. It does nothing until
-     * {@link Dispatcher#start()}.
-     *
-     * @return the dispatcher, not started
-     * @throws InvalidValueException if none of outbox, jobs and inbox is set, a recurring job has
-     *     no handler or a payload the job queue refuses (over its limit, or with a NUL character),
-     *     or the schedules table's name (the job table's plus {@code _schedules}) would be longer
-     *     than 63 characters
-     */
-    public Dispatcher build() {
-      if (outbox == null && jobs == null && inbox == null) {
-        throw new InvalidValueException(
-            "outbox", "jobs or inbox must be set: give the dispatcher something to do");
-      }
-      // a job table's name leaves room for its _schedules table: Jobs.Builder.table checks it
-      for (RecurringJobs.Declared d : recurring.values()) {
-        if (jobs == null || !handlers.containsKey(d.name())) {
-          throw new InvalidValueException(
-              "recurring",
-              "job '" + d.name() + "' has no handler: pass one with that name to jobs(...)");
-        }
-        Rules.payload(d.payload(), jobs.payloadLimit());
-      }
-      return new Dispatcher(
-          new DispatcherSettings(
-              dataSource,
-              outbox,
-              transport,
-              jobs,
-              inbox,
-              handlers,
-              Map.copyOf(recurring),
-              batchSize,
-              concurrency,
-              claimsInFlight,
-              pollInterval,
-              lease,
-              sendTimeout,
-              maxAttempts,
-              backoff,
-              instanceId != null ? instanceId : defaultInstanceId(),
-              shutdownTimeout,
-              cleanupInterval,
-              vacuumEvery,
-              listener,
-              database));
-    }
-
-    // a second table of a kind would silently replace the first, whose rows would then wait
-    // forever (or, for jobs, be parked for want of a handler)
-    private static void onlyOnce(String option, Object current, String why) {
-      if (current != null) {
-        throw new InvalidValueException(option, "was already set: a dispatcher runs " + why);
-      }
-    }
-
-    private static String defaultInstanceId() {
-      byte[] random = new byte[3];
-      ThreadLocalRandom.current().nextBytes(random);
-      return "postbox-" + ProcessHandle.current().pid() + "-" + HexFormat.of().formatHex(random);
+      super(dataSource);
     }
   }
 }

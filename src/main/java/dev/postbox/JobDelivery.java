@@ -1,8 +1,8 @@
 package dev.postbox;
 
-import dev.postbox.internal.Deliverer;
-import dev.postbox.internal.ParkNow;
-import dev.postbox.internal.TimeLimit;
+import dev.postbox.internal.lane.Deliverer;
+import dev.postbox.internal.lane.ParkNow;
+import dev.postbox.internal.lane.TimeLimit;
 import java.time.Duration;
 import java.util.Map;
 

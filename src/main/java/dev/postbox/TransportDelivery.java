@@ -1,7 +1,7 @@
 package dev.postbox;
 
-import dev.postbox.internal.BatchDeliverer;
-import dev.postbox.internal.Deliverer;
+import dev.postbox.internal.lane.BatchDeliverer;
+import dev.postbox.internal.lane.Deliverer;
 import dev.postbox.internal.sql.Claimed;
 import java.util.ArrayList;
 import java.util.Collections;

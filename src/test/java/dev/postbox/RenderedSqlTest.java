@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.fail;
 import dev.postbox.internal.InternalSqlRendering;
 import dev.postbox.internal.dialect.Dialect;
 import dev.postbox.internal.dialect.Dialects;
+import dev.postbox.internal.lane.Lanes;
 import dev.postbox.internal.recurring.RecurringSql;
 import dev.postbox.internal.recurring.RecurringSqlRendering;
 import dev.postbox.internal.sql.LaneSqlRendering;
@@ -125,11 +126,11 @@ class RenderedSqlTest {
       Inbox inbox) {
     String registration = OrderingRegistration.table(outbox.table());
     Map<String, String> checks = new LinkedHashMap<>();
-    checks.put("outbox", check(outbox.table(), Dispatcher.checkedColumns(outbox.queueTable())));
+    checks.put("outbox", check(outbox.table(), Lanes.checkedColumns(outbox.queueTable())));
     if (d.database() == Database.MYSQL || d.database() == Database.H2) {
       checks.put("outbox-keys", InternalSqlRendering.keysTableCheck(outbox.table()));
     }
-    checks.put("jobs", check(jobs.table(), Dispatcher.checkedColumns(jobLane)));
+    checks.put("jobs", check(jobs.table(), Lanes.checkedColumns(jobLane)));
     checks.put(
         "schedules",
         check(RecurringSqlRendering.table(d, jobs.table()), RecurringSql.CHECKED_COLUMNS));

@@ -1,6 +1,7 @@
 package dev.postbox.internal;
 
 import dev.postbox.InvalidValueException;
+import dev.postbox.internal.jdbc.Text;
 import java.util.regex.Pattern;
 
 /** Validates table names from configuration before they are ever put into SQL. */

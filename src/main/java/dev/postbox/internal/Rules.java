@@ -1,6 +1,7 @@
 package dev.postbox.internal;
 
 import dev.postbox.InvalidValueException;
+import dev.postbox.internal.jdbc.Text;
 
 /** The input rules shared by messages, jobs and the inbox; each failure names field and limit. */
 public final class Rules {

@@ -1,7 +1,7 @@
 /**
- * The one delivery engine behind the outbox and the job queue, a lane per table: claim, lease,
- * deliver, record outcomes, retry, park, clean up. Also what the API classes share when they write
- * on the caller's connection (auto-commit refusal, idempotent insert, key locks, input rules) and
- * the background queue's free-slot stack. Not API.
+ * What the engine and the API classes share: writing on the caller's connection (auto-commit
+ * refusal, idempotent insert, key locks), input rules, queue stats and parked rows, the table
+ * checks at start, the {@code LISTEN} connection, periodic upkeep threads. The delivery lane is in
+ * {@code dev.postbox.internal.lane}. Not API.
  */
 package dev.postbox.internal;

@@ -1,7 +1,7 @@
 package dev.postbox.internal.sql;
 
-import dev.postbox.internal.Text;
 import dev.postbox.internal.dialect.Dialect;
+import dev.postbox.internal.jdbc.Text;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Instant;
