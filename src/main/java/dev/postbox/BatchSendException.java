@@ -5,7 +5,7 @@ import java.util.Map;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
- * Thrown by {@link Transport#sendBatch} to fail some envelopes of a batch: each one named with
+ * Thrown by {@link BatchTransport#sendBatch} to fail some envelopes of a batch: each one named with
  * {@link #fail} is retried with backoff (or parked after its last attempt) with its own cause
  * recorded, and the envelopes of the batch not named count as sent. One that names none of the
  * batch's envelopes fails the whole batch.

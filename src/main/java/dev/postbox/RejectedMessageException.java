@@ -11,8 +11,8 @@ package dev.postbox;
  * attempts it has left: for a refusal no retry can change (a payload that can never be parsed). A
  * parked row is logged at WARN, reported to {@link Listener#parked} with the rejection as its
  * reason, and waits for replay or discard; on an outbox ordered by key it blocks its key or is
- * skipped, as {@link OrderedParking} says. In a {@link Transport#sendBatch}, name the envelope with
- * {@link BatchSendException#fail} and the rejection as its cause.
+ * skipped, as {@link OrderedParking} says. In a {@link BatchTransport#sendBatch}, name the envelope
+ * with {@link BatchSendException#fail} and the rejection as its cause.
  */
 public class RejectedMessageException extends PostboxException {
   private static final long serialVersionUID = 1L;

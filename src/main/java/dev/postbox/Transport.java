@@ -13,8 +13,8 @@ import java.util.Set;
  * Envelope#eventId()}.
  *
  * <p>A transport that can send many messages in one go (a Kafka producer, RabbitMQ publisher
- * confirms) overrides {@link #sendBatch}: the dispatcher then hands it each claimed batch whole, on
- * one thread, instead of one message per thread.
+ * confirms) implements {@link BatchTransport}: the dispatcher then hands it each claimed batch
+ * whole, on one thread, instead of one message per thread.
  */
 @FunctionalInterface
 public interface Transport {
@@ -48,37 +48,22 @@ public interface Transport {
   void send(Envelope envelope) throws Exception;
 
   /**
-   * Sends every envelope of {@code batch} (at most the dispatcher's {@code batchSize}, in the order
-   * they were added). The dispatcher calls this instead of {@link #send} if, and only if, the
-   * transport's class overrides it (checked by reflection when the dispatcher is built: a proxy
-   * class, such as a Spring AOP proxy or a Mockito spy, counts as overriding); each call takes one
-   * of the dispatcher's {@code concurrency} slots, so up to that many batches are sent at once,
-   * each on its own virtual thread, outside any transaction.
+   * Sends every envelope of {@code batch} one after another with {@link #send}, skipping (and
+   * failing) the envelopes of a key after one of the key failed; interrupted, it fails the envelope
+   * being sent and those after it, keeps the interrupt status and throws a {@link
+   * BatchSendException} naming them.
    *
-   * <p>Return normally only once the broker has accepted every envelope. To fail some of them,
-   * throw a {@link BatchSendException} naming those: they are retried with backoff (or parked after
-   * their last attempt) and the others count as sent. Any other exception fails the whole batch.
-   * Must not modify {@code batch}.
-   *
-   * <p>On an outbox ordered by key, the envelopes of one key are in the batch in their order, and
-   * once one of them fails the later ones of its key must not be sent (name them failed too, or
-   * leave them: either way the dispatcher hands them back and sends them after the failed one).
-   *
-   * <p>The default sends one envelope after another with {@link #send}, skipping (and failing) the
-   * envelopes of a key after one of the key failed. Interrupted, it fails the envelope being sent
-   * and those after it, keeps the thread's interrupt status and throws a {@link BatchSendException}
-   * naming them, so the ones already sent do not count as failed.
-   *
-   * <p>The dispatcher's {@code sendTimeout} applies to the whole call: a batch still running then
-   * is interrupted and every envelope in it counts as failed, those it had sent too (they are sent
-   * again: consumers dedupe); as for {@link #send}, a call that ignores the interrupt is abandoned
-   * and its late outcome dropped. {@link Dispatcher#close()} interrupts a batch still running after
-   * the {@code shutdownTimeout}.
+   * <p>A transport class that overrides this method still gets whole claims from the dispatcher in
+   * this release (found by reflection; a proxy class counts as overriding), and the dispatcher logs
+   * one WARN per such class.
    *
    * @param batch the envelopes to send; unmodifiable
    * @throws BatchSendException naming the envelopes that were not sent; the others count as sent
    * @throws Exception if the whole batch failed
+   * @deprecated implement {@link BatchTransport}, whose {@link BatchTransport#sendBatch} has the
+   *     same contract; this method goes in a later release
    */
+  @Deprecated(since = "0.2.0", forRemoval = true)
   default void sendBatch(List<Envelope> batch) throws Exception {
     BatchSendException failures = null;
     Set<String> failedKeys = null;
