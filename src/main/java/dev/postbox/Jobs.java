@@ -1,7 +1,6 @@
 package dev.postbox;
 
-import dev.postbox.internal.Identifiers;
-import dev.postbox.internal.PostgresNotifications;
+import dev.postbox.internal.ProducerOptions;
 import dev.postbox.internal.QueueAdmin;
 import dev.postbox.internal.Require;
 import dev.postbox.internal.Rules;
@@ -34,26 +33,24 @@ public final class Jobs {
   private final JobStatements statements;
 
   private Jobs(Builder b) {
-    this.payloadLimit = b.payloadLimit;
+    ProducerOptions options = b.options;
+    this.payloadLimit = options.payloadLimit();
     this.maxAttempts = b.maxAttempts;
     this.retention = b.retention;
     this.timeout = b.timeout;
-    this.notify = b.notify;
-    this.queueTable = JobRows.queueTable(b.table);
+    this.notify = options.notifies();
+    this.queueTable = JobRows.queueTable(options.table());
     this.writer =
         new TableWriter(
-            b.table,
+            options,
             JobRows.INSERTED,
             JobRows.TYPES,
             "dedupe_key",
             JobRows.TUPLE,
-            b.notify,
-            b.database,
-            b.allowAutoCommit,
             TableWriter.autoCommitRefusal(
                 "the job would not be atomic with your business data", "enqueue"));
     this.admin = new QueueAdmin(queueTable, "jobs", writer.dialects());
-    this.statements = new JobStatements(b.table);
+    this.statements = new JobStatements(options.table());
   }
 
   /**
@@ -324,52 +321,30 @@ public final class Jobs {
     return payloadLimit;
   }
 
-  /** Configures {@link Jobs}; each option is validated as it is set. Not thread-safe. */
+  /**
+   * Configures {@link Jobs}; each option is validated as it is set, and {@link #build()} copies
+   * them, so later changes change nothing built. Not thread-safe. Options with their defaults:
+   * {@code docs/operations.md}.
+   */
   public static final class Builder {
-    private String table = "postbox_jobs";
-    private int payloadLimit = Rules.DEFAULT_PAYLOAD_LIMIT;
-    private boolean allowAutoCommit;
+    private ProducerOptions options = ProducerOptions.of("postbox_jobs", "_schedules");
     private int maxAttempts = 5;
     private Duration retention = Duration.ofDays(1);
     private Duration timeout; // null: none
-    private Database database;
-    private boolean notify;
 
     private Builder() {}
 
     /**
-     * The job table, {@code name} or {@code schema.name}; default {@code postbox_jobs}.
+     * The job table, {@code name} or {@code schema.name}; default {@code postbox_jobs}. Recurring
+     * jobs keep their schedules in {@code <table>_schedules}.
      *
-     * @param table the table name; each part 1-63 letters, digits or '_', not starting with a
-     *     digit, the table part at most 53 (room for {@code _schedules})
+     * @param table each part 1-63 letters, digits or '_', not starting with a digit, the table part
+     *     at most 53 (room for {@code _schedules})
      * @return this builder
      * @throws InvalidValueException if the name breaks the rules
      */
     public Builder table(String table) {
-      this.table = Identifiers.tableName("table", table, "_schedules");
-      return this;
-    }
-
-    /**
-     * Largest payload accepted, in UTF-8 bytes, 1 to 64 MiB; default 1 MiB.
-     *
-     * @param bytes the limit
-     * @return this builder
-     * @throws InvalidValueException if the limit is out of range
-     */
-    public Builder payloadLimit(int bytes) {
-      this.payloadLimit = Require.between("payloadLimit", bytes, 1, 64 * 1024 * 1024);
-      return this;
-    }
-
-    /**
-     * Accepts auto-commit connections (no atomicity with business data); default false.
-     *
-     * @param allow true to accept connections in auto-commit mode
-     * @return this builder
-     */
-    public Builder allowAutoCommit(boolean allow) {
-      this.allowAutoCommit = allow;
+      options = options.table(table);
       return this;
     }
 
@@ -383,6 +358,18 @@ public final class Jobs {
      */
     public Builder maxAttempts(int maxAttempts) {
       this.maxAttempts = Require.between("maxAttempts", maxAttempts, 1, 1_000);
+      return this;
+    }
+
+    /**
+     * Largest job payload accepted, in UTF-8 bytes, from 1 byte to 64 MiB; default 1 MiB.
+     *
+     * @param bytes the limit
+     * @return this builder
+     * @throws InvalidValueException if the limit is out of range
+     */
+    public Builder payloadLimit(int bytes) {
+      options = options.payloadLimit(bytes);
       return this;
     }
 
@@ -401,14 +388,21 @@ public final class Jobs {
     }
 
     /**
+     * Accepts auto-commit connections (no atomicity with business data); default false.
+     *
+     * @param allow true to accept connections in auto-commit mode
+     * @return this builder
+     */
+    public Builder allowAutoCommit(boolean allow) {
+      options = options.allowAutoCommit(allow);
+      return this;
+    }
+
+    /**
      * How long one attempt of a job may run, 1 s to 7 days, for handlers without their own ({@link
-     * JobHandler#timeout}, {@link JobHandler#noTimeout}); default none: an attempt runs as long as
-     * its handler does. An attempt still running then is interrupted and counts as failed, recorded
-     * with a {@link java.util.concurrent.TimeoutException} ("job timed out after PT10M"): the job
-     * is retried after the backoff (parked after its last attempt) and its slot is free for the
-     * next job at once. A handler that ignores the interrupt is abandoned with a WARN: it runs on,
-     * on its own thread, and whatever it returns or throws later is dropped, so the job may run
-     * twice at once; make handlers that can time out stop when interrupted.
+     * JobHandler#timeout}, {@link JobHandler#noTimeout}); default none. An attempt still running
+     * then is interrupted and counts as failed; one that ignores the interrupt runs on, abandoned:
+     * {@code docs/jobs.md#what-a-job-promises}.
      *
      * @param timeout the longest an attempt may run
      * @return this builder
@@ -420,51 +414,39 @@ public final class Jobs {
     }
 
     /**
-     * On PostgreSQL, makes each enqueue also {@code NOTIFY} the table's channel (in the same
-     * statement, delivered only if the transaction commits), and dispatchers {@code LISTEN} on it,
-     * holding one pooled connection: rows added by other instances are claimed at once instead of
-     * at the next poll. Ignored on other databases; default false (in-process {@link
-     * Dispatcher#wakeUp()} and polling only).
+     * On PostgreSQL, makes each enqueue {@code NOTIFY} the table's channel (delivered only if its
+     * transaction commits) and dispatchers {@code LISTEN} on it, holding one pooled connection, so
+     * jobs enqueued by other instances are claimed at once. Ignored elsewhere; default false.
      *
-     * @param notify true to notify on each enqueue
+     * @param notify true to notify the dispatchers of each enqueue
      * @return this builder
      */
+    public Builder notifyDispatchers(boolean notify) {
+      options = options.notifies(notify);
+      return this;
+    }
+
+    /**
+     * The former name of {@link #notifyDispatchers}.
+     *
+     * @param notify true to notify the dispatchers of each enqueue
+     * @return this builder
+     * @deprecated use {@link #notifyDispatchers}, the name the outbox's builder shares
+     */
+    @Deprecated(since = "0.2.0", forRemoval = true)
     public Builder notifyOnEnqueue(boolean notify) {
-      this.notify = notify;
-      return this;
+      return notifyDispatchers(notify);
     }
 
     /**
-     * Forces the SQL dialect instead of detecting it from each connection's metadata.
-     *
-     * @param database the database every connection is taken to be
-     * @return this builder
-     * @throws InvalidValueException if {@code database} is null
-     */
-    public Builder database(Database database) {
-      this.database = Require.notNull("database", database);
-      return this;
-    }
-
-    /**
-     * A job queue with these options; later changes to this builder change nothing built.
+     * A job queue with these options.
      *
      * @return the job queue
-     * @throws InvalidValueException if {@code notifyOnEnqueue} is set and the table name is too
+     * @throws InvalidValueException if {@code notifyDispatchers} is set and the table name is too
      *     long for a PostgreSQL channel name
      */
     public Jobs build() {
-      if (notify
-          && PostgresNotifications.channel(table).length() > PostgresNotifications.MAX_CHANNEL) {
-        throw new InvalidValueException(
-            "notifyOnEnqueue",
-            "needs a table name of at most "
-                + PostgresNotifications.MAX_CHANNEL
-                + " characters (a PostgreSQL channel name) but '"
-                + table
-                + "' has "
-                + table.length());
-      }
+      options = options.checked("notifyDispatchers");
       return new Jobs(this);
     }
   }

@@ -1,9 +1,8 @@
 package dev.postbox;
 
 import dev.postbox.internal.HeadersCodec;
-import dev.postbox.internal.Identifiers;
 import dev.postbox.internal.Ids;
-import dev.postbox.internal.PostgresNotifications;
+import dev.postbox.internal.ProducerOptions;
 import dev.postbox.internal.QueueAdmin;
 import dev.postbox.internal.Require;
 import dev.postbox.internal.Rules;
@@ -36,27 +35,25 @@ public final class Outbox {
   private final OrderedParking onParked;
 
   private Outbox(Builder b) {
-    this.payloadLimit = b.payloadLimit;
+    ProducerOptions options = b.options;
+    this.payloadLimit = options.payloadLimit();
     this.headerSupplier = b.headers;
-    this.notify = b.notify;
+    this.notify = options.notifies();
     this.orderedByKey = b.orderedByKey;
     this.onParked = b.onParked;
     this.queueTable =
         OutboxRows.queueTable(
-            b.table,
+            options.table(),
             b.orderedByKey
                 ? new KeyOrder(OutboxRows.KEY, b.onParked == OrderedParking.BLOCK_KEY)
                 : null);
     TableWriter plain =
         new TableWriter(
-            b.table,
+            options,
             OutboxRows.INSERTED,
             OutboxRows.TYPES,
             "event_id",
             OutboxRows.TUPLE,
-            b.notify,
-            b.database,
-            b.allowAutoCommit,
             TableWriter.autoCommitRefusal(
                 "the message would not be atomic with your business data", "add"));
     this.writer = b.orderedByKey ? plain.lockingKeys(OutboxRows.KEY_VALUE) : plain;
@@ -296,14 +293,14 @@ public final class Outbox {
     return new Object[] {eventId, m.topic(), m.key(), m.payload(), HeadersCodec.encode(headers)};
   }
 
-  /** Configures an {@link Outbox}; each option is validated as it is set. Not thread-safe. */
+  /**
+   * Configures an {@link Outbox}; each option is validated as it is set, and {@link #build()}
+   * copies them, so later changes change nothing built. Not thread-safe. Options with their
+   * defaults: {@code docs/operations.md}.
+   */
   public static final class Builder {
-    private String table = "postbox_outbox";
-    private int payloadLimit = Rules.DEFAULT_PAYLOAD_LIMIT;
-    private boolean allowAutoCommit;
+    private ProducerOptions options = ProducerOptions.of("postbox_outbox", "_dispatchers");
     private Supplier<Map<String, String>> headers;
-    private Database database;
-    private boolean notify;
     private boolean orderedByKey = true;
     private OrderedParking onParked = OrderedParking.BLOCK_KEY;
 
@@ -311,16 +308,30 @@ public final class Outbox {
 
     /**
      * The outbox table, {@code name} or {@code schema.name}; default {@code postbox_outbox}. Its
-     * dispatchers register in {@code <table>_dispatchers}, and on MySQL, MariaDB and H2 an outbox
+     * dispatchers register in {@code <table>_dispatchers}; on MySQL, MariaDB and H2 an outbox
      * ordered by key locks keys in {@code <table>_keys}.
      *
-     * @param table the table name; each part 1-63 letters, digits or '_', not starting with a
-     *     digit, the table part at most 51 (room for {@code _dispatchers})
+     * @param table each part 1-63 letters, digits or '_', not starting with a digit, the table part
+     *     at most 51 (room for {@code _dispatchers})
      * @return this builder
      * @throws InvalidValueException if the name breaks the rules
      */
     public Builder table(String table) {
-      this.table = Identifiers.tableName("table", table, "_dispatchers");
+      options = options.table(table);
+      return this;
+    }
+
+    /**
+     * Headers added to every message at add time (e.g. W3C {@code traceparent}, tenant); headers
+     * set on the message itself win. Called once per message, on the adding thread; may return null
+     * or an empty map.
+     *
+     * @param supplier the headers' source
+     * @return this builder
+     * @throws InvalidValueException if {@code supplier} is null
+     */
+    public Builder headers(Supplier<Map<String, String>> supplier) {
+      this.headers = Require.notNull("headers", supplier);
       return this;
     }
 
@@ -332,7 +343,20 @@ public final class Outbox {
      * @throws InvalidValueException if the limit is out of range
      */
     public Builder payloadLimit(int bytes) {
-      this.payloadLimit = Require.between("payloadLimit", bytes, 1, 64 * 1024 * 1024);
+      options = options.payloadLimit(bytes);
+      return this;
+    }
+
+    /**
+     * Whether messages with the same key are delivered in the order their adds committed, across
+     * all dispatchers of the table; default true, false for keys that are only routing hints. Each
+     * keyed add then locks its key until its transaction ends: {@code docs/ordering.md}.
+     *
+     * @param ordered whether to deliver each key's messages in order
+     * @return this builder
+     */
+    public Builder orderedByKey(boolean ordered) {
+      this.orderedByKey = ordered;
       return this;
     }
 
@@ -344,52 +368,7 @@ public final class Outbox {
      * @return this builder
      */
     public Builder allowAutoCommit(boolean allow) {
-      this.allowAutoCommit = allow;
-      return this;
-    }
-
-    /**
-     * Headers added to every message at add time (e.g. W3C {@code traceparent}, tenant); headers
-     * set on the message itself win. Called on the adding thread; may return null or empty.
-     *
-     * @param supplier called once per message added
-     * @return this builder
-     * @throws InvalidValueException if {@code supplier} is null
-     */
-    public Builder headers(Supplier<Map<String, String>> supplier) {
-      this.headers = Require.notNull("headers", supplier);
-      return this;
-    }
-
-    /**
-     * On PostgreSQL, makes each add also {@code NOTIFY} the table's channel (in the same statement,
-     * delivered only if the transaction commits), and dispatchers {@code LISTEN} on it, holding one
-     * pooled connection: rows added by other instances are claimed at once instead of at the next
-     * poll. Ignored on other databases; default false (in-process {@link Dispatcher#wakeUp()} and
-     * polling only).
-     *
-     * @param notify true to notify on each add
-     * @return this builder
-     */
-    public Builder notifyOnAdd(boolean notify) {
-      this.notify = notify;
-      return this;
-    }
-
-    /**
-     * Whether messages with the same key are delivered in the order in which their adds'
-     * transactions committed, across all dispatchers of the table: the next message of a key is
-     * sent only after the one before it was sent (or, with {@link OrderedParking#SKIP}, parked).
-     * Messages without a key, and different keys, never wait for each other. Costs: each keyed add
-     * locks its key until the transaction ends (a long transaction holds back later adds of the
-     * same key), and a key's messages go one after another on one delivery thread. Default true;
-     * false for keys that are only routing hints.
-     *
-     * @param ordered whether to deliver each key's messages in order
-     * @return this builder
-     */
-    public Builder orderedByKey(boolean ordered) {
-      this.orderedByKey = ordered;
+      options = options.allowAutoCommit(allow);
       return this;
     }
 
@@ -407,36 +386,39 @@ public final class Outbox {
     }
 
     /**
-     * Forces the SQL dialect instead of detecting it from each connection's metadata.
+     * On PostgreSQL, makes each add {@code NOTIFY} the table's channel (delivered only if its
+     * transaction commits) and dispatchers {@code LISTEN} on it, holding one pooled connection, so
+     * rows added by other instances are claimed at once. Ignored on other databases; default false.
      *
-     * @param database the database every connection is taken to be
+     * @param notify true to notify the dispatchers of each add
      * @return this builder
-     * @throws InvalidValueException if {@code database} is null
      */
-    public Builder database(Database database) {
-      this.database = Require.notNull("database", database);
+    public Builder notifyDispatchers(boolean notify) {
+      options = options.notifies(notify);
       return this;
     }
 
     /**
-     * An outbox with these options; later changes to this builder change nothing built.
+     * The former name of {@link #notifyDispatchers}.
+     *
+     * @param notify true to notify the dispatchers of each add
+     * @return this builder
+     * @deprecated use {@link #notifyDispatchers}, the name the job queue's builder shares
+     */
+    @Deprecated(since = "0.2.0", forRemoval = true)
+    public Builder notifyOnAdd(boolean notify) {
+      return notifyDispatchers(notify);
+    }
+
+    /**
+     * An outbox with these options.
      *
      * @return the outbox
-     * @throws InvalidValueException if {@code notifyOnAdd} is set and the table name is too long
-     *     for a PostgreSQL channel name
+     * @throws InvalidValueException if {@code notifyDispatchers} is set and the table name is too
+     *     long for a PostgreSQL channel name
      */
     public Outbox build() {
-      if (notify
-          && PostgresNotifications.channel(table).length() > PostgresNotifications.MAX_CHANNEL) {
-        throw new InvalidValueException(
-            "notifyOnAdd",
-            "needs a table name of at most "
-                + PostgresNotifications.MAX_CHANNEL
-                + " characters (a PostgreSQL channel name) but '"
-                + table
-                + "' has "
-                + table.length());
-      }
+      options = options.checked("notifyDispatchers");
       return new Outbox(this);
     }
   }

@@ -54,8 +54,9 @@ public final class PerformanceHarness {
     /** {@code dispatcher.wakeUp()} after each commit (the floor: a condition it waits on). */
     IN_PROCESS,
     /**
-     * PostgreSQL only: the add notifies ({@code Outbox.builder().notifyOnAdd(true)}; the floor:
-     * {@code pg_notify} in its INSERT statement) and the dispatcher LISTENs; no in-process call.
+     * PostgreSQL only: the add notifies ({@code Outbox.builder().notifyDispatchers(true)}; the
+     * floor: {@code pg_notify} in its INSERT statement) and the dispatcher LISTENs; no in-process
+     * call.
      */
     NOTIFY,
     /** Producers signal nothing: delivery waits for the poll interval. */
