@@ -15,7 +15,7 @@ import java.util.concurrent.locks.ReentrantLock;
  * were sent, the failures of the others are never taken as a broker outage.
  *
  * <p>Thread-safe: broker callbacks may call {@link #fail} from their own threads before {@code
- * sendBatch} throws it.
+ * sendBatch} throws it. Guide: {@code docs/outbox.md#writing-a-transport}.
  */
 public class BatchSendException extends PostboxException {
   private static final long serialVersionUID = 1L;

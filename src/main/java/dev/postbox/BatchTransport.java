@@ -7,7 +7,7 @@ import java.util.List;
  * confirms): the dispatcher hands it each claimed batch in one {@link #sendBatch} call instead of
  * one {@link #send} per message. Called on virtual threads, one per batch and up to the
  * dispatcher's {@code concurrency} at once, never inside a database transaction; guide: {@code
- * docs/outbox.md#batch-hand-off}.
+ * docs/outbox.md#writing-a-transport}.
  *
  * <p>Implementing {@code sendBatch} also overrides the deprecated {@link Transport#sendBatch}, so
  * javac reports it as a use of a deprecated API until that method is removed;

@@ -14,7 +14,7 @@ import java.util.List;
  *
  * <p>Thread-safe and immutable once built. {@link #claim} runs only on the connection it is given
  * and never commits, rolls back or closes it. A {@link Dispatcher} built with {@code inbox(...)}
- * deletes rows older than the retention.
+ * deletes rows older than the retention. Guide: {@code docs/consumers.md}.
  */
 public final class Inbox {
   private final Duration retention;

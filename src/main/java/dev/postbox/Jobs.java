@@ -1,11 +1,8 @@
 package dev.postbox;
 
 import dev.postbox.internal.ProducerOptions;
-import dev.postbox.internal.QueueAdmin;
 import dev.postbox.internal.Require;
 import dev.postbox.internal.Rules;
-import dev.postbox.internal.TableWriter;
-import dev.postbox.internal.sql.QueueTable;
 import java.sql.Connection;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -18,39 +15,27 @@ import java.util.OptionalLong;
  * {@link Dispatcher} runs them with the registered {@link JobHandler}s, at least once, retrying
  * with backoff and parking after the last attempt.
  *
- * <p>Thread-safe and immutable once built. Every method runs only on the connection it is given and
- * never commits, rolls back or closes it.
+ * <p>Thread-safe and immutable once built. Every method runs only on the connection it is given, in
+ * its transaction if one is open, and never commits, rolls back or closes it; none claims a job,
+ * and each throws a {@link PostboxException} if its statement fails. Guide: {@code docs/jobs.md};
+ * operating it: {@code docs/operations.md}.
  */
-public final class Jobs {
+public final class Jobs extends ProducerTable<JobContext> {
   private final int payloadLimit;
   private final int maxAttempts;
   private final Duration retention;
   private final Duration timeout; // null: none
   private final boolean notify;
-  private final QueueTable<JobContext> queueTable;
-  final TableWriter writer;
-  private final QueueAdmin admin;
   private final JobStatements statements;
 
   private Jobs(Builder b) {
-    ProducerOptions options = b.options;
-    this.payloadLimit = options.payloadLimit();
+    super(JobRows.writer(b.options), JobRows.queueTable(b.options.table()), "jobs");
+    this.payloadLimit = b.options.payloadLimit();
     this.maxAttempts = b.maxAttempts;
     this.retention = b.retention;
     this.timeout = b.timeout;
-    this.notify = options.notifies();
-    this.queueTable = JobRows.queueTable(options.table());
-    this.writer =
-        new TableWriter(
-            options,
-            JobRows.INSERTED,
-            JobRows.TYPES,
-            "dedupe_key",
-            JobRows.TUPLE,
-            TableWriter.autoCommitRefusal(
-                "the job would not be atomic with your business data", "enqueue"));
-    this.admin = new QueueAdmin(queueTable, "jobs", writer.dialects());
-    this.statements = new JobStatements(options.table());
+    this.notify = b.options.notifies();
+    this.statements = new JobStatements(b.options.table());
   }
 
   /**
@@ -64,18 +49,8 @@ public final class Jobs {
   }
 
   /**
-   * The job table's name as configured.
-   *
-   * @return {@code name} or {@code schema.name}
-   */
-  public String table() {
-    return writer.table();
-  }
-
-  /**
-   * Enqueues {@code job} in the caller's transaction. Returns false, without failing the
-   * transaction, if the job has a dedupe key that a job not started yet already holds (a job that
-   * has started leaves its key to one follow-up, which runs after it).
+   * Enqueues {@code job} in the caller's transaction; false, without failing that transaction, if a
+   * job not started yet holds its dedupe key (a started job leaves its key to one follow-up).
    *
    * @param connection the caller's connection, in its transaction
    * @param job the job
@@ -90,8 +65,8 @@ public final class Jobs {
   }
 
   /**
-   * Enqueues {@code jobs} in the caller's transaction, one statement per 500 jobs. All jobs are
-   * validated before anything is written.
+   * Enqueues {@code jobs} in the caller's transaction, one statement per 500, after validating them
+   * all.
    *
    * @param connection the caller's connection, in its transaction
    * @param jobs the jobs; may be empty
@@ -122,31 +97,25 @@ public final class Jobs {
   }
 
   /**
-   * The id of the unfinished job that holds {@code dedupeKey}: the one not started yet if there is
-   * one, else the one that has started (running, retrying or parked); empty if none. Give a job a
-   * dedupe key to learn its id: in the transaction that enqueued it, this returns the new job's id
-   * (or, if the enqueue was a no-op, the id of the job that already held the key).
+   * The id of the unfinished job that holds {@code dedupeKey}, the one not started yet first; in
+   * the transaction that enqueued a job with a key, its id.
    *
-   * @param connection the connection to run on, in its transaction if one is open
+   * @param connection the connection to run on
    * @param dedupeKey the dedupe key
    * @return the job's id, or empty if no unfinished job holds the key
    * @throws InvalidValueException if the key breaks the dedupe key rules
-   * @throws PostboxException if the query fails
    */
   public OptionalLong idOf(Connection connection, String dedupeKey) {
     return statements.idOf(connection, dedupeKey);
   }
 
   /**
-   * Cancels job {@code id} if it has not started: deletes it, in the caller's transaction, whether
-   * it is pending, waiting on its delay or a retry's backoff, or parked; its dedupe key is free
-   * again once the transaction commits. Returns false if there is no such job or it is running: a
-   * running job is not interrupted and finishes (or fails and retries) as if never cancelled.
+   * Deletes job {@code id} if it has not started (pending, delayed, backing off or parked), which
+   * frees its dedupe key; a running job is not interrupted and is not cancelled.
    *
-   * @param connection the connection to run on, in its transaction if one is open
+   * @param connection the connection to run on
    * @param id the job's id
-   * @return true if the job was deleted
-   * @throws PostboxException if the DELETE fails
+   * @return true if the job was deleted, false if there is no such job or it is running
    */
   public boolean cancel(Connection connection, long id) {
     return statements.cancel(connection, id);
@@ -156,77 +125,47 @@ public final class Jobs {
    * Cancels, as {@link #cancel} does, the jobs not started that hold {@code dedupeKey}: the one
    * waiting to start and one retrying or parked with the key, if any.
    *
-   * @param connection the connection to run on, in its transaction if one is open
+   * @param connection the connection to run on
    * @param dedupeKey the dedupe key
    * @return true if a job was deleted, false if there was none to cancel
    * @throws InvalidValueException if the key breaks the dedupe key rules
-   * @throws PostboxException if the DELETE fails
    */
   public boolean cancelByDedupeKey(Connection connection, String dedupeKey) {
     return statements.cancelByDedupeKey(connection, dedupeKey);
   }
 
   /**
-   * The schedules of recurring jobs stored in the schedules table (declared by some dispatcher, now
-   * or before), with their next tick and how their last run stands.
+   * The schedules of recurring jobs stored in the schedules table, with their next tick and how
+   * their last run stands: {@code docs/jobs.md#recurring-jobs}.
    *
-   * @param connection the connection to run on, in its transaction if one is open
+   * @param connection the connection to run on
    * @return the schedules, ordered by name; empty if there are none
-   * @throws PostboxException if the query fails, for example when the schedules table does not
-   *     exist
    */
   public List<StoredSchedule> schedules(Connection connection) {
     return RecurringAdmin.list(connection, writer.dialects(), table());
   }
 
   /**
-   * Deletes the stored schedule of the recurring job {@code name}, in the caller's transaction; a
-   * run already enqueued still runs. A dispatcher that still declares it stores it again when it
-   * starts, and its first run then waits for a run of that name still unfinished.
+   * Deletes the stored schedule of the recurring job {@code name}; a run already enqueued still
+   * runs, and a dispatcher that still declares the schedule stores it again when it starts.
    *
-   * @param connection the connection to run on, in its transaction if one is open
+   * @param connection the connection to run on
    * @param name the job name of the schedule
    * @return true if a schedule was deleted, false if there was none
    * @throws InvalidValueException if the name breaks the job name rules
-   * @throws PostboxException if the DELETE fails
    */
   public boolean removeSchedule(Connection connection, String name) {
     return RecurringAdmin.remove(connection, writer.dialects(), table(), name);
   }
 
   /**
-   * Counts jobs not yet finished (not parked). Never claims anything.
-   *
-   * @param connection the connection to run on, in its transaction if one is open
-   * @return the pending jobs, including those running or waiting for a retry
-   * @throws PostboxException if the query fails
-   */
-  public long countPending(Connection connection) {
-    return admin.countPending(connection);
-  }
-
-  /**
-   * Pending, due, leased and parked counts and the oldest pending age. Never claims anything.
-   *
-   * @param connection the connection to run on, in its transaction if one is open
-   * @return the counts, by the database clock
-   * @throws PostboxException if the query fails
-   */
-  public QueueStats stats(Connection connection) {
-    return admin.stats(connection);
-  }
-
-  /**
-   * The pending jobs counted per job name, in name order: how many, how many are due, how many are
-   * leased, and since when the oldest due one has been due. A name whose due jobs grow old has no
-   * dispatcher with a handler for it (a dispatcher claims only the names it has handlers for) or
-   * too few slots. Reads every pending row, as {@link #stats} does; runs on the caller's connection
-   * and never commits.
+   * The pending jobs counted per job name, in name order, with how many are due and leased and
+   * since when the oldest due one has been due (a name whose due jobs grow old has no dispatcher
+   * with its handler): {@code docs/jobs.md#rolling-deploys-and-new-job-types}.
    *
    * @param connection where to read
    * @return one entry per name with pending jobs
    * @throws InvalidValueException if {@code connection} is null
-   * @throws PostboxException if the table cannot be read
    */
   public List<JobNameStats> statsByName(Connection connection) {
     Require.notNull("connection", connection);
@@ -234,70 +173,25 @@ public final class Jobs {
   }
 
   /**
-   * Up to {@code limit} parked jobs, oldest first; {@link Parked#ref()} is the job id.
-   *
-   * @param connection the connection to run on, in its transaction if one is open
-   * @param limit the most to return, 1 to 100,000
-   * @return the parked jobs, by id
-   * @throws InvalidValueException if {@code limit} is out of range
-   * @throws PostboxException if the query fails
-   */
-  public List<Parked> parked(Connection connection, int limit) {
-    return admin.parked(connection, limit);
-  }
-
-  /**
-   * Up to {@code limit} failing jobs: pending, failed at least once and waiting for their next
-   * attempt, the soonest next attempt first; {@link Failing#ref()} is the job id. Read in one
-   * statement on the caller's connection; never claims, never commits.
-   *
-   * @param connection the connection to run on, in its transaction if one is open
-   * @param limit the most to return, 1 to 100,000
-   * @return the failing jobs, with their attempts, last error and next attempt
-   * @throws InvalidValueException if {@code limit} is out of range; nothing is read
-   * @throws PostboxException if the query fails
-   */
-  public List<Failing> failing(Connection connection, int limit) {
-    return admin.failing(connection, limit);
-  }
-
-  /**
    * Makes the parked job {@code id} due again with its attempts reset.
    *
-   * @param connection the connection to run on, in its transaction if one is open
+   * @param connection the connection to run on
    * @param id the job's id
    * @return true if it was replayed, false if there is no such parked job
-   * @throws PostboxException if the UPDATE fails
    */
   public boolean replay(Connection connection, long id) {
-    return admin.replay(connection, id, "job " + id);
-  }
-
-  /**
-   * Makes every parked job due again with its attempts reset.
-   *
-   * @param connection the connection to run on, in its transaction if one is open
-   * @return how many jobs were replayed
-   * @throws PostboxException if the UPDATE fails
-   */
-  public int replayAll(Connection connection) {
-    return admin.replayAll(connection);
+    return admin().replay(connection, id, "job " + id);
   }
 
   /**
    * Deletes the parked job {@code id}, which frees its dedupe key.
    *
-   * @param connection the connection to run on, in its transaction if one is open
+   * @param connection the connection to run on
    * @param id the job's id
    * @return true if it was deleted, false if there is no such parked job
-   * @throws PostboxException if the DELETE fails
    */
   public boolean discard(Connection connection, long id) {
-    return admin.discard(connection, id, "job " + id);
-  }
-
-  QueueTable<JobContext> queueTable() {
-    return queueTable;
+    return admin().discard(connection, id, "job " + id);
   }
 
   boolean notifies() {
