@@ -16,7 +16,7 @@ import org.slf4j.LoggerFactory;
  * <p>Thread-safe: any number of threads may enqueue at once; at most {@code workers} tasks run at a
  * time, each on its own fresh virtual thread with the MDC of the thread that enqueued it, in the
  * order they were accepted. Unless built with {@code closeOnShutdown(false)}, a JVM shutdown hook
- * closes the queue. Guide: docs/background-queue.md.
+ * closes the queue. Guide: {@code docs/background-queue.md}.
  */
 public final class BackgroundQueue implements AutoCloseable {
   // The working lives in dev.postbox.internal.background (see its package-info).
@@ -52,10 +52,8 @@ public final class BackgroundQueue implements AutoCloseable {
   /**
    * Adds a task, waiting while {@code capacity} tasks already wait (backpressure).
    *
-   * <p>Safe to call from any thread; the caller's MDC is captured now and set inside the task. A
-   * waiting caller resumes once a quarter of the capacity (at most 256 places) is free, and at most
-   * 0.2 ms after the first place frees: waking it for each place would cost a busy queue more than
-   * its tasks.
+   * <p>Safe to call from any thread; the caller's MDC is captured now and set inside the task. How
+   * a waiting caller is woken: {@code docs/background-queue.md#how-it-works}.
    *
    * @param task the task to run
    * @throws PostboxException if the queue is closed (also when it closes while the caller waits),

@@ -5,7 +5,7 @@ package dev.postbox;
  *
  * <p>Runs once, on its own fresh virtual thread, with the SLF4J MDC of the thread that enqueued it;
  * it should respond to interruption, which is how {@link BackgroundQueue#close()} stops it after
- * the drain timeout.
+ * the drain timeout. Guide: {@code docs/background-queue.md}.
  */
 @FunctionalInterface
 public interface BackgroundTask {

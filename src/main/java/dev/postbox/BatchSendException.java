@@ -5,7 +5,7 @@ import java.util.Map;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
- * Thrown by {@link Transport#sendBatch} to fail some envelopes of a batch: each one named with
+ * Thrown by {@link BatchTransport#sendBatch} to fail some envelopes of a batch: each one named with
  * {@link #fail} is retried with backoff (or parked after its last attempt) with its own cause
  * recorded, and the envelopes of the batch not named count as sent. One that names none of the
  * batch's envelopes fails the whole batch.
@@ -15,7 +15,7 @@ import java.util.concurrent.locks.ReentrantLock;
  * were sent, the failures of the others are never taken as a broker outage.
  *
  * <p>Thread-safe: broker callbacks may call {@link #fail} from their own threads before {@code
- * sendBatch} throws it.
+ * sendBatch} throws it. Guide: {@code docs/outbox.md#writing-a-transport}.
  */
 public class BatchSendException extends PostboxException {
   private static final long serialVersionUID = 1L;

@@ -4,9 +4,9 @@ package dev.postbox;
  * The databases Postbox speaks to, each with its own hand-written SQL and {@code
  * sql/<db>/schema.sql}.
  *
- * <p>Detected from {@link java.sql.DatabaseMetaData#getDatabaseProductName()}; force one with the
- * {@code database(...)} option of {@link Dispatcher.Builder}, {@link Outbox.Builder}, {@link
- * Jobs.Builder} or {@link Inbox.Builder}. Immutable and thread-safe, as every enum.
+ * <p>Detected from {@link java.sql.DatabaseMetaData#getDatabaseProductName()} on each connection; a
+ * dispatcher's can be forced with {@link Dispatcher.Builder#database}. Immutable and thread-safe,
+ * as every enum. Guide: {@code docs/operations.md#databases}.
  */
 public enum Database {
   /** PostgreSQL 12 or newer. */

@@ -3,7 +3,8 @@ package dev.postbox;
 /**
  * One attempt to deliver a stored row, as reported to a {@link Listener}.
  *
- * <p>Immutable and thread-safe; reported after the attempt's outcome was committed.
+ * <p>Immutable and thread-safe; reported after the attempt's outcome was committed. Guide: {@code
+ * docs/operations.md#listener}.
  *
  * @param table the table the row lives in
  * @param id the row's primary key

@@ -44,8 +44,8 @@ abstract sealed class DispatcherBuilder permits Dispatcher.Builder {
 
   /**
    * Delivers {@code outbox}'s messages to {@code transport}: one {@link Transport#send} per
-   * message, or each claim's rows in one {@link Transport#sendBatch} if the transport's class
-   * overrides it.
+   * message, or each claim's rows in one {@link BatchTransport#sendBatch} if it is a {@link
+   * BatchTransport}.
    *
    * <p>A dispatcher delivers one outbox: a second call is refused (build a dispatcher per outbox
    * table).
@@ -158,7 +158,7 @@ abstract sealed class DispatcherBuilder permits Dispatcher.Builder {
   /**
    * Deliveries running at once per table, 1 to 10,000; default 16. A delivery is one message or
    * job, the run of one key's messages on an outbox ordered by key, or one batch for a transport
-   * that overrides {@link Transport#sendBatch}.
+   * that is a {@link BatchTransport}.
    *
    * @param concurrency the most deliveries running at once per table
    * @return this builder
@@ -211,9 +211,10 @@ abstract sealed class DispatcherBuilder permits Dispatcher.Builder {
   }
 
   /**
-   * How long one {@link Transport#send} (or one {@link Transport#sendBatch}, as a whole) may run, 1
-   * s to 1 day; default 1 min. A send still running then is interrupted and counts as a failed
-   * attempt with a {@link java.util.concurrent.TimeoutException}; what follows: docs/outbox.md.
+   * How long one {@link Transport#send} (or one {@link BatchTransport#sendBatch}, as a whole) may
+   * run, 1 s to 1 day; default 1 min. A send still running then is interrupted and counts as a
+   * failed attempt with a {@link java.util.concurrent.TimeoutException}; what follows:
+   * docs/outbox.md.
    *
    * @param sendTimeout the longest a send may run
    * @return this builder

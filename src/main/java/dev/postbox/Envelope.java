@@ -7,7 +7,8 @@ import java.util.Map;
  * A stored outbox message handed to a {@link Transport}: what was added, plus the delivery attempt.
  *
  * <p>Immutable and thread-safe as the dispatcher builds it (its headers map is unmodifiable). Built
- * from the row as claimed; the send it is given to runs outside any transaction.
+ * from the row as claimed; the send it is given to runs outside any transaction. Guide: {@code
+ * docs/outbox.md#writing-a-transport}.
  *
  * @param eventId the event id (the caller's or a generated UUIDv7); consumers dedupe on it
  * @param topic the topic

@@ -7,7 +7,8 @@ import java.time.Instant;
  * attempted again right now, {@link #leased()}). It is retried with backoff and parked after its
  * last attempt; failures refunded during a broker outage do not make a row failing.
  *
- * <p>Immutable and thread-safe; a snapshot read on the caller's connection.
+ * <p>Immutable and thread-safe; a snapshot read on the caller's connection. Guide: {@code
+ * docs/operations.md#failing-rows}.
  *
  * @param id the row's primary key
  * @param ref the event id for outbox rows, the job id for jobs

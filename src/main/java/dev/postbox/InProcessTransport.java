@@ -11,7 +11,8 @@ import java.util.Map;
  * RejectedMessageException} and is parked after its last attempt, never dropped.
  *
  * <p>Thread-safe and immutable once built; handlers are called concurrently from the dispatcher's
- * delivery threads, outside any transaction, at least once per message.
+ * delivery threads, outside any transaction, at least once per message. Guide: {@code
+ * docs/outbox.md#writing-a-transport}.
  */
 public final class InProcessTransport implements Transport {
 

@@ -1,6 +1,6 @@
 package dev.postbox;
 
-import dev.postbox.internal.Identifiers;
+import dev.postbox.internal.ProducerOptions;
 import dev.postbox.internal.Require;
 import dev.postbox.internal.Rules;
 import dev.postbox.internal.TableWriter;
@@ -14,7 +14,7 @@ import java.util.List;
  *
  * <p>Thread-safe and immutable once built. {@link #claim} runs only on the connection it is given
  * and never commits, rolls back or closes it. A {@link Dispatcher} built with {@code inbox(...)}
- * deletes rows older than the retention.
+ * deletes rows older than the retention. Guide: {@code docs/consumers.md}.
  */
 public final class Inbox {
   private final Duration retention;
@@ -24,14 +24,11 @@ public final class Inbox {
     this.retention = b.retention;
     this.writer =
         new TableWriter(
-            b.table,
+            b.options,
             InboxRows.INSERTED,
             InboxRows.TYPES,
             InboxRows.KEY,
             InboxRows.TUPLE,
-            false,
-            b.database,
-            b.allowAutoCommit,
             TableWriter.autoCommitRefusal(
                 "the claim would commit apart from the handler's side effects", "claim"));
   }
@@ -92,10 +89,8 @@ public final class Inbox {
 
   /** Configures an {@link Inbox}; each option is validated as it is set. Not thread-safe. */
   public static final class Builder {
-    private String table = "postbox_inbox";
+    private ProducerOptions options = ProducerOptions.of("postbox_inbox", "");
     private Duration retention = Duration.ofDays(7);
-    private boolean allowAutoCommit;
-    private Database database;
 
     private Builder() {}
 
@@ -107,7 +102,7 @@ public final class Inbox {
      * @throws InvalidValueException if the name breaks the rules
      */
     public Builder table(String table) {
-      this.table = Identifiers.tableName("table", table);
+      options = options.table(table);
       return this;
     }
 
@@ -132,19 +127,7 @@ public final class Inbox {
      * @return this builder
      */
     public Builder allowAutoCommit(boolean allow) {
-      this.allowAutoCommit = allow;
-      return this;
-    }
-
-    /**
-     * Forces the SQL dialect instead of detecting it from each connection's metadata.
-     *
-     * @param database the database every connection is taken to be
-     * @return this builder
-     * @throws InvalidValueException if {@code database} is null
-     */
-    public Builder database(Database database) {
-      this.database = Require.notNull("database", database);
+      options = options.allowAutoCommit(allow);
       return this;
     }
 

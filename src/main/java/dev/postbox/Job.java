@@ -9,7 +9,8 @@ import java.time.Duration;
  * limit and a dedupe key.
  *
  * <p>Immutable and thread-safe: each method returns a new job. Values are validated when set; the
- * payload's size is checked against the job queue's limit when it is enqueued.
+ * payload's size is checked against the job queue's limit when it is enqueued. Guide: {@code
+ * docs/jobs.md}.
  */
 public final class Job {
   private final String name;

@@ -7,7 +7,7 @@ import java.time.Instant;
  * due.
  *
  * <p>Immutable and thread-safe. The dispatcher builds one per attempt; tests of a handler can build
- * their own.
+ * their own. Guide: {@code docs/jobs.md#the-job-context}.
  *
  * @param id the job's id (see {@link Jobs#idOf})
  * @param name the job's name, the handler's {@link JobHandler#name()}

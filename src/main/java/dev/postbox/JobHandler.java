@@ -4,23 +4,14 @@ import dev.postbox.internal.Rules;
 import java.time.Duration;
 
 /**
- * Runs the durable jobs of one name.
+ * Runs the durable jobs of one name: return normally to finish a job, throw to have it retried with
+ * backoff, throw {@link RejectedMessageException#permanent} to park it at once. Jobs run at least
+ * once: make the handler idempotent.
  *
  * <p>Called by the dispatcher on its own virtual thread per job, concurrently with other jobs,
- * never inside a database transaction. Return normally to finish the job; throw to have it retried
- * with backoff; throw {@link RejectedMessageException#permanent} when no retry can help (a payload
- * that can never be read) to park it at once. Jobs run at least once: make the handler idempotent.
- *
- * <p>An attempt runs as long as it takes, unless the job queue has a timeout ({@link
- * Jobs.Builder#timeout}) or the handler its own ({@link #timeout}; {@link #noTimeout} for none): an
- * attempt still running then is interrupted and counts as failed (retried after the backoff), and a
- * handler that ignores the interrupt is abandoned, its late outcome dropped. {@link
- * Dispatcher#close()} interrupts the attempts still running once its {@code shutdownTimeout} has
- * passed; an attempt that then throws because of the interrupt is handed back, due again at once,
- * the attempt not counted.
- *
- * <p>Implement {@link #execute(JobContext)} to see the job's id, attempt and due time, or {@link
- * #execute(String)} for the payload alone; or write the handler as a lambda with {@link #of}.
+ * never inside a database transaction; a timeout ({@link #timeout}, {@link Jobs.Builder#timeout})
+ * or {@link Dispatcher#close()} interrupts it. Implement {@link #execute(JobContext)} or {@link
+ * #execute(String)}, or write a lambda with {@link #of}. Guide: {@code docs/jobs.md}.
  */
 public interface JobHandler {
 
@@ -57,11 +48,8 @@ public interface JobHandler {
   /**
    * This handler with a timeout of its own, instead of the job queue's ({@link
    * Jobs.Builder#timeout}): an attempt still running {@code timeout} after it started is
-   * interrupted and counts as failed, recorded with a {@link java.util.concurrent.TimeoutException}
-   * ("job timed out after PT30S"), and is retried after the backoff (parked after its last
-   * attempt). A handler that ignores the interrupt is abandoned with a WARN and its late outcome
-   * dropped. For example {@code JobHandler.of("send-email", action).timeout(Duration.ofMinutes(1))}
-   * or {@code new ReportHandler().timeout(Duration.ofHours(2))}.
+   * interrupted and counts as failed. What a timed-out attempt does: {@code
+   * docs/jobs.md#what-a-job-promises}.
    *
    * @param timeout the longest an attempt may run, 1 s to 7 days
    * @return a handler that runs this one with that timeout

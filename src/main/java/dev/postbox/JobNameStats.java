@@ -5,7 +5,8 @@ import java.time.Instant;
 /**
  * The pending jobs of one job name at one moment, as {@link Jobs#statsByName} reads them.
  *
- * <p>Immutable and thread-safe; a snapshot read on the caller's connection.
+ * <p>Immutable and thread-safe; a snapshot read on the caller's connection. Guide: {@code
+ * docs/jobs.md#rolling-deploys-and-new-job-types}.
  *
  * @param name the job name
  * @param pending jobs of the name not finished and not parked (includes due and leased)

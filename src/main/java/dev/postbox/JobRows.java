@@ -1,5 +1,7 @@
 package dev.postbox;
 
+import dev.postbox.internal.ProducerOptions;
+import dev.postbox.internal.TableWriter;
 import dev.postbox.internal.dialect.Dialect;
 import dev.postbox.internal.sql.Claimed;
 import dev.postbox.internal.sql.Home;
@@ -31,6 +33,18 @@ final class JobRows {
 
   /** One row's values, its clock a placeholder: due after its delay by the database clock. */
   static final String TUPLE = "(?, ?, ?, ?, {nowPlusMillis}, {now})";
+
+  /** The writer of a job table. */
+  static TableWriter writer(ProducerOptions options) {
+    return new TableWriter(
+        options,
+        INSERTED,
+        TYPES,
+        "dedupe_key",
+        TUPLE,
+        TableWriter.autoCommitRefusal(
+            "the job would not be atomic with your business data", "enqueue"));
+  }
 
   /** How the engine sees the job table {@code table}. */
   static QueueTable<JobContext> queueTable(String table) {

@@ -1,13 +1,9 @@
 package dev.postbox;
 
-import dev.postbox.internal.Identifiers;
-import dev.postbox.internal.PostgresNotifications;
-import dev.postbox.internal.QueueAdmin;
+import dev.postbox.internal.ProducerOptions;
 import dev.postbox.internal.Require;
 import dev.postbox.internal.Rules;
-import dev.postbox.internal.TableWriter;
 import dev.postbox.internal.recurring.RecurringAdmin;
-import dev.postbox.internal.sql.QueueTable;
 import java.sql.Connection;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -20,41 +16,27 @@ import java.util.OptionalLong;
  * {@link Dispatcher} runs them with the registered {@link JobHandler}s, at least once, retrying
  * with backoff and parking after the last attempt.
  *
- * <p>Thread-safe and immutable once built. Every method runs only on the connection it is given and
- * never commits, rolls back or closes it.
+ * <p>Thread-safe and immutable once built. Every method runs only on the connection it is given, in
+ * its transaction if one is open, and never commits, rolls back or closes it; none claims a job,
+ * and each throws a {@link PostboxException} if its statement fails. Guide: {@code docs/jobs.md};
+ * operating it: {@code docs/operations.md}.
  */
-public final class Jobs {
+public final class Jobs extends ProducerTable<JobContext> {
   private final int payloadLimit;
   private final int maxAttempts;
   private final Duration retention;
   private final Duration timeout; // null: none
   private final boolean notify;
-  private final QueueTable<JobContext> queueTable;
-  final TableWriter writer;
-  private final QueueAdmin admin;
   private final JobStatements statements;
 
   private Jobs(Builder b) {
-    this.payloadLimit = b.payloadLimit;
+    super(JobRows.writer(b.options), JobRows.queueTable(b.options.table()), "jobs");
+    this.payloadLimit = b.options.payloadLimit();
     this.maxAttempts = b.maxAttempts;
     this.retention = b.retention;
     this.timeout = b.timeout;
-    this.notify = b.notify;
-    this.queueTable = JobRows.queueTable(b.table);
-    this.writer =
-        new TableWriter(
-            b.table,
-            JobRows.INSERTED,
-            JobRows.TYPES,
-            "dedupe_key",
-            JobRows.TUPLE,
-            b.notify,
-            b.database,
-            b.allowAutoCommit,
-            TableWriter.autoCommitRefusal(
-                "the job would not be atomic with your business data", "enqueue"));
-    this.admin = new QueueAdmin(queueTable, "jobs", writer.dialects());
-    this.statements = new JobStatements(b.table);
+    this.notify = b.options.notifies();
+    this.statements = new JobStatements(b.options.table());
   }
 
   /**
@@ -68,18 +50,8 @@ public final class Jobs {
   }
 
   /**
-   * The job table's name as configured.
-   *
-   * @return {@code name} or {@code schema.name}
-   */
-  public String table() {
-    return writer.table();
-  }
-
-  /**
-   * Enqueues {@code job} in the caller's transaction. Returns false, without failing the
-   * transaction, if the job has a dedupe key that a job not started yet already holds (a job that
-   * has started leaves its key to one follow-up, which runs after it).
+   * Enqueues {@code job} in the caller's transaction; false, without failing that transaction, if a
+   * job not started yet holds its dedupe key (a started job leaves its key to one follow-up).
    *
    * @param connection the caller's connection, in its transaction
    * @param job the job
@@ -94,8 +66,8 @@ public final class Jobs {
   }
 
   /**
-   * Enqueues {@code jobs} in the caller's transaction, one statement per 500 jobs. All jobs are
-   * validated before anything is written.
+   * Enqueues {@code jobs} in the caller's transaction, one statement per 500, after validating them
+   * all.
    *
    * @param connection the caller's connection, in its transaction
    * @param jobs the jobs; may be empty
@@ -126,31 +98,25 @@ public final class Jobs {
   }
 
   /**
-   * The id of the unfinished job that holds {@code dedupeKey}: the one not started yet if there is
-   * one, else the one that has started (running, retrying or parked); empty if none. Give a job a
-   * dedupe key to learn its id: in the transaction that enqueued it, this returns the new job's id
-   * (or, if the enqueue was a no-op, the id of the job that already held the key).
+   * The id of the unfinished job that holds {@code dedupeKey}, the one not started yet first; in
+   * the transaction that enqueued a job with a key, its id.
    *
-   * @param connection the connection to run on, in its transaction if one is open
+   * @param connection the connection to run on
    * @param dedupeKey the dedupe key
    * @return the job's id, or empty if no unfinished job holds the key
    * @throws InvalidValueException if the key breaks the dedupe key rules
-   * @throws PostboxException if the query fails
    */
   public OptionalLong idOf(Connection connection, String dedupeKey) {
     return statements.idOf(connection, dedupeKey);
   }
 
   /**
-   * Cancels job {@code id} if it has not started: deletes it, in the caller's transaction, whether
-   * it is pending, waiting on its delay or a retry's backoff, or parked; its dedupe key is free
-   * again once the transaction commits. Returns false if there is no such job or it is running: a
-   * running job is not interrupted and finishes (or fails and retries) as if never cancelled.
+   * Deletes job {@code id} if it has not started (pending, delayed, backing off or parked), which
+   * frees its dedupe key; a running job is not interrupted and is not cancelled.
    *
-   * @param connection the connection to run on, in its transaction if one is open
+   * @param connection the connection to run on
    * @param id the job's id
-   * @return true if the job was deleted
-   * @throws PostboxException if the DELETE fails
+   * @return true if the job was deleted, false if there is no such job or it is running
    */
   public boolean cancel(Connection connection, long id) {
     return statements.cancel(connection, id);
@@ -160,77 +126,47 @@ public final class Jobs {
    * Cancels, as {@link #cancel} does, the jobs not started that hold {@code dedupeKey}: the one
    * waiting to start and one retrying or parked with the key, if any.
    *
-   * @param connection the connection to run on, in its transaction if one is open
+   * @param connection the connection to run on
    * @param dedupeKey the dedupe key
    * @return true if a job was deleted, false if there was none to cancel
    * @throws InvalidValueException if the key breaks the dedupe key rules
-   * @throws PostboxException if the DELETE fails
    */
   public boolean cancelByDedupeKey(Connection connection, String dedupeKey) {
     return statements.cancelByDedupeKey(connection, dedupeKey);
   }
 
   /**
-   * The schedules of recurring jobs stored in the schedules table (declared by some dispatcher, now
-   * or before), with their next tick and how their last run stands.
+   * The schedules of recurring jobs stored in the schedules table, with their next tick and how
+   * their last run stands: {@code docs/jobs.md#recurring-jobs}.
    *
-   * @param connection the connection to run on, in its transaction if one is open
+   * @param connection the connection to run on
    * @return the schedules, ordered by name; empty if there are none
-   * @throws PostboxException if the query fails, for example when the schedules table does not
-   *     exist
    */
   public List<StoredSchedule> schedules(Connection connection) {
     return RecurringAdmin.list(connection, writer.dialects(), table());
   }
 
   /**
-   * Deletes the stored schedule of the recurring job {@code name}, in the caller's transaction; a
-   * run already enqueued still runs. A dispatcher that still declares it stores it again when it
-   * starts, and its first run then waits for a run of that name still unfinished.
+   * Deletes the stored schedule of the recurring job {@code name}; a run already enqueued still
+   * runs, and a dispatcher that still declares the schedule stores it again when it starts.
    *
-   * @param connection the connection to run on, in its transaction if one is open
+   * @param connection the connection to run on
    * @param name the job name of the schedule
    * @return true if a schedule was deleted, false if there was none
    * @throws InvalidValueException if the name breaks the job name rules
-   * @throws PostboxException if the DELETE fails
    */
   public boolean removeSchedule(Connection connection, String name) {
     return RecurringAdmin.remove(connection, writer.dialects(), table(), name);
   }
 
   /**
-   * Counts jobs not yet finished (not parked). Never claims anything.
-   *
-   * @param connection the connection to run on, in its transaction if one is open
-   * @return the pending jobs, including those running or waiting for a retry
-   * @throws PostboxException if the query fails
-   */
-  public long countPending(Connection connection) {
-    return admin.countPending(connection);
-  }
-
-  /**
-   * Pending, due, leased and parked counts and the oldest pending age. Never claims anything.
-   *
-   * @param connection the connection to run on, in its transaction if one is open
-   * @return the counts, by the database clock
-   * @throws PostboxException if the query fails
-   */
-  public QueueStats stats(Connection connection) {
-    return admin.stats(connection);
-  }
-
-  /**
-   * The pending jobs counted per job name, in name order: how many, how many are due, how many are
-   * leased, and since when the oldest due one has been due. A name whose due jobs grow old has no
-   * dispatcher with a handler for it (a dispatcher claims only the names it has handlers for) or
-   * too few slots. Reads every pending row, as {@link #stats} does; runs on the caller's connection
-   * and never commits.
+   * The pending jobs counted per job name, in name order, with how many are due and leased and
+   * since when the oldest due one has been due (a name whose due jobs grow old has no dispatcher
+   * with its handler): {@code docs/jobs.md#rolling-deploys-and-new-job-types}.
    *
    * @param connection where to read
    * @return one entry per name with pending jobs
    * @throws InvalidValueException if {@code connection} is null
-   * @throws PostboxException if the table cannot be read
    */
   public List<JobNameStats> statsByName(Connection connection) {
     Require.notNull("connection", connection);
@@ -238,70 +174,25 @@ public final class Jobs {
   }
 
   /**
-   * Up to {@code limit} parked jobs, oldest first; {@link Parked#ref()} is the job id.
-   *
-   * @param connection the connection to run on, in its transaction if one is open
-   * @param limit the most to return, 1 to 100,000
-   * @return the parked jobs, by id
-   * @throws InvalidValueException if {@code limit} is out of range
-   * @throws PostboxException if the query fails
-   */
-  public List<Parked> parked(Connection connection, int limit) {
-    return admin.parked(connection, limit);
-  }
-
-  /**
-   * Up to {@code limit} failing jobs: pending, failed at least once and waiting for their next
-   * attempt, the soonest next attempt first; {@link Failing#ref()} is the job id. Read in one
-   * statement on the caller's connection; never claims, never commits.
-   *
-   * @param connection the connection to run on, in its transaction if one is open
-   * @param limit the most to return, 1 to 100,000
-   * @return the failing jobs, with their attempts, last error and next attempt
-   * @throws InvalidValueException if {@code limit} is out of range; nothing is read
-   * @throws PostboxException if the query fails
-   */
-  public List<Failing> failing(Connection connection, int limit) {
-    return admin.failing(connection, limit);
-  }
-
-  /**
    * Makes the parked job {@code id} due again with its attempts reset.
    *
-   * @param connection the connection to run on, in its transaction if one is open
+   * @param connection the connection to run on
    * @param id the job's id
    * @return true if it was replayed, false if there is no such parked job
-   * @throws PostboxException if the UPDATE fails
    */
   public boolean replay(Connection connection, long id) {
-    return admin.replay(connection, id, "job " + id);
-  }
-
-  /**
-   * Makes every parked job due again with its attempts reset.
-   *
-   * @param connection the connection to run on, in its transaction if one is open
-   * @return how many jobs were replayed
-   * @throws PostboxException if the UPDATE fails
-   */
-  public int replayAll(Connection connection) {
-    return admin.replayAll(connection);
+    return admin().replay(connection, id, "job " + id);
   }
 
   /**
    * Deletes the parked job {@code id}, which frees its dedupe key.
    *
-   * @param connection the connection to run on, in its transaction if one is open
+   * @param connection the connection to run on
    * @param id the job's id
    * @return true if it was deleted, false if there is no such parked job
-   * @throws PostboxException if the DELETE fails
    */
   public boolean discard(Connection connection, long id) {
-    return admin.discard(connection, id, "job " + id);
-  }
-
-  QueueTable<JobContext> queueTable() {
-    return queueTable;
+    return admin().discard(connection, id, "job " + id);
   }
 
   boolean notifies() {
@@ -325,52 +216,30 @@ public final class Jobs {
     return payloadLimit;
   }
 
-  /** Configures {@link Jobs}; each option is validated as it is set. Not thread-safe. */
+  /**
+   * Configures {@link Jobs}; each option is validated as it is set, and {@link #build()} copies
+   * them, so later changes change nothing built. Not thread-safe. Options with their defaults:
+   * {@code docs/operations.md}.
+   */
   public static final class Builder {
-    private String table = "postbox_jobs";
-    private int payloadLimit = Rules.DEFAULT_PAYLOAD_LIMIT;
-    private boolean allowAutoCommit;
+    private ProducerOptions options = ProducerOptions.of("postbox_jobs", "_schedules");
     private int maxAttempts = 5;
     private Duration retention = Duration.ofDays(1);
     private Duration timeout; // null: none
-    private Database database;
-    private boolean notify;
 
     private Builder() {}
 
     /**
-     * The job table, {@code name} or {@code schema.name}; default {@code postbox_jobs}.
+     * The job table, {@code name} or {@code schema.name}; default {@code postbox_jobs}. Recurring
+     * jobs keep their schedules in {@code <table>_schedules}.
      *
-     * @param table the table name; each part 1-63 letters, digits or '_', not starting with a
-     *     digit, the table part at most 53 (room for {@code _schedules})
+     * @param table each part 1-63 letters, digits or '_', not starting with a digit, the table part
+     *     at most 53 (room for {@code _schedules})
      * @return this builder
      * @throws InvalidValueException if the name breaks the rules
      */
     public Builder table(String table) {
-      this.table = Identifiers.tableName("table", table, "_schedules");
-      return this;
-    }
-
-    /**
-     * Largest payload accepted, in UTF-8 bytes, 1 to 64 MiB; default 1 MiB.
-     *
-     * @param bytes the limit
-     * @return this builder
-     * @throws InvalidValueException if the limit is out of range
-     */
-    public Builder payloadLimit(int bytes) {
-      this.payloadLimit = Require.between("payloadLimit", bytes, 1, 64 * 1024 * 1024);
-      return this;
-    }
-
-    /**
-     * Accepts auto-commit connections (no atomicity with business data); default false.
-     *
-     * @param allow true to accept connections in auto-commit mode
-     * @return this builder
-     */
-    public Builder allowAutoCommit(boolean allow) {
-      this.allowAutoCommit = allow;
+      options = options.table(table);
       return this;
     }
 
@@ -384,6 +253,18 @@ public final class Jobs {
      */
     public Builder maxAttempts(int maxAttempts) {
       this.maxAttempts = Require.between("maxAttempts", maxAttempts, 1, 1_000);
+      return this;
+    }
+
+    /**
+     * Largest job payload accepted, in UTF-8 bytes, from 1 byte to 64 MiB; default 1 MiB.
+     *
+     * @param bytes the limit
+     * @return this builder
+     * @throws InvalidValueException if the limit is out of range
+     */
+    public Builder payloadLimit(int bytes) {
+      options = options.payloadLimit(bytes);
       return this;
     }
 
@@ -402,14 +283,21 @@ public final class Jobs {
     }
 
     /**
+     * Accepts auto-commit connections (no atomicity with business data); default false.
+     *
+     * @param allow true to accept connections in auto-commit mode
+     * @return this builder
+     */
+    public Builder allowAutoCommit(boolean allow) {
+      options = options.allowAutoCommit(allow);
+      return this;
+    }
+
+    /**
      * How long one attempt of a job may run, 1 s to 7 days, for handlers without their own ({@link
-     * JobHandler#timeout}, {@link JobHandler#noTimeout}); default none: an attempt runs as long as
-     * its handler does. An attempt still running then is interrupted and counts as failed, recorded
-     * with a {@link java.util.concurrent.TimeoutException} ("job timed out after PT10M"): the job
-     * is retried after the backoff (parked after its last attempt) and its slot is free for the
-     * next job at once. A handler that ignores the interrupt is abandoned with a WARN: it runs on,
-     * on its own thread, and whatever it returns or throws later is dropped, so the job may run
-     * twice at once; make handlers that can time out stop when interrupted.
+     * JobHandler#timeout}, {@link JobHandler#noTimeout}); default none. An attempt still running
+     * then is interrupted and counts as failed; one that ignores the interrupt runs on, abandoned:
+     * {@code docs/jobs.md#what-a-job-promises}.
      *
      * @param timeout the longest an attempt may run
      * @return this builder
@@ -421,51 +309,39 @@ public final class Jobs {
     }
 
     /**
-     * On PostgreSQL, makes each enqueue also {@code NOTIFY} the table's channel (in the same
-     * statement, delivered only if the transaction commits), and dispatchers {@code LISTEN} on it,
-     * holding one pooled connection: rows added by other instances are claimed at once instead of
-     * at the next poll. Ignored on other databases; default false (in-process {@link
-     * Dispatcher#wakeUp()} and polling only).
+     * On PostgreSQL, makes each enqueue {@code NOTIFY} the table's channel (delivered only if its
+     * transaction commits) and dispatchers {@code LISTEN} on it, holding one pooled connection, so
+     * jobs enqueued by other instances are claimed at once. Ignored elsewhere; default false.
      *
-     * @param notify true to notify on each enqueue
+     * @param notify true to notify the dispatchers of each enqueue
      * @return this builder
      */
+    public Builder notifyDispatchers(boolean notify) {
+      options = options.notifies(notify);
+      return this;
+    }
+
+    /**
+     * The former name of {@link #notifyDispatchers}.
+     *
+     * @param notify true to notify the dispatchers of each enqueue
+     * @return this builder
+     * @deprecated use {@link #notifyDispatchers}, the name the outbox's builder shares
+     */
+    @Deprecated(since = "0.2.0", forRemoval = true)
     public Builder notifyOnEnqueue(boolean notify) {
-      this.notify = notify;
-      return this;
+      return notifyDispatchers(notify);
     }
 
     /**
-     * Forces the SQL dialect instead of detecting it from each connection's metadata.
-     *
-     * @param database the database every connection is taken to be
-     * @return this builder
-     * @throws InvalidValueException if {@code database} is null
-     */
-    public Builder database(Database database) {
-      this.database = Require.notNull("database", database);
-      return this;
-    }
-
-    /**
-     * A job queue with these options; later changes to this builder change nothing built.
+     * A job queue with these options.
      *
      * @return the job queue
-     * @throws InvalidValueException if {@code notifyOnEnqueue} is set and the table name is too
+     * @throws InvalidValueException if {@code notifyDispatchers} is set and the table name is too
      *     long for a PostgreSQL channel name
      */
     public Jobs build() {
-      if (notify
-          && PostgresNotifications.channel(table).length() > PostgresNotifications.MAX_CHANNEL) {
-        throw new InvalidValueException(
-            "notifyOnEnqueue",
-            "needs a table name of at most "
-                + PostgresNotifications.MAX_CHANNEL
-                + " characters (a PostgreSQL channel name) but '"
-                + table
-                + "' has "
-                + table.length());
-      }
+      options = options.checked("notifyDispatchers");
       return new Jobs(this);
     }
   }

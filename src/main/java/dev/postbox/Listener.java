@@ -10,7 +10,7 @@ import java.time.Instant;
  *
  * <p>Called synchronously from the dispatcher's threads (claim loop, delivery threads, completion
  * writer), concurrently: keep implementations fast and thread-safe. An exception thrown here is
- * logged and otherwise ignored.
+ * logged and otherwise ignored. Guide: {@code docs/operations.md#listener}.
  */
 public interface Listener {
 

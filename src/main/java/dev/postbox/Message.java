@@ -10,7 +10,8 @@ import java.util.Map;
  * An event to add to the outbox: topic, payload, and optionally an event id, a key and headers.
  *
  * <p>Immutable and thread-safe: each method returns a new message. Every value is validated when it
- * is set; the payload's size is checked against the outbox's limit when it is added.
+ * is set; the payload's size is checked against the outbox's limit when it is added. Guide: {@code
+ * docs/outbox.md#messages}.
  */
 public final class Message {
   private final String topic;

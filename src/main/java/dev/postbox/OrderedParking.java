@@ -5,6 +5,7 @@ package dev.postbox;
  * ({@link Outbox.Builder#orderedByKey}). Other keys are never affected.
  *
  * <p>Immutable and thread-safe, as every enum. Set on the outbox; the dispatcher's claims apply it.
+ * Guide: {@code docs/ordering.md#parked-messages}.
  */
 public enum OrderedParking {
   /**

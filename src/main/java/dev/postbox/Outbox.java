@@ -1,19 +1,12 @@
 package dev.postbox;
 
-import dev.postbox.internal.HeadersCodec;
-import dev.postbox.internal.Identifiers;
-import dev.postbox.internal.Ids;
-import dev.postbox.internal.PostgresNotifications;
-import dev.postbox.internal.QueueAdmin;
+import dev.postbox.internal.ProducerOptions;
 import dev.postbox.internal.Require;
 import dev.postbox.internal.Rules;
-import dev.postbox.internal.TableWriter;
 import dev.postbox.internal.sql.KeyOrder;
-import dev.postbox.internal.sql.QueueTable;
 import java.sql.Connection;
 import java.util.ArrayList;
 import java.util.Collection;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Supplier;
@@ -22,45 +15,32 @@ import java.util.function.Supplier;
  * The transactional outbox: adds messages to the outbox table in the caller's transaction, so they
  * are stored if and only if the caller's business data commits; a {@link Dispatcher} delivers them.
  *
- * <p>Thread-safe and immutable once built. Every method runs only on the connection it is given and
- * never commits, rolls back or closes it.
+ * <p>Thread-safe and immutable once built. Every method runs only on the connection it is given, in
+ * its transaction if one is open, and never commits, rolls back or closes it; none claims a row,
+ * and each throws a {@link PostboxException} if its statement fails. Guide: {@code docs/outbox.md};
+ * operating it: {@code docs/operations.md}.
  */
-public final class Outbox {
+public final class Outbox extends ProducerTable<Envelope> {
   private final int payloadLimit;
   private final Supplier<Map<String, String>> headerSupplier;
   private final boolean notify;
-  private final QueueTable<Envelope> queueTable;
-  final TableWriter writer;
-  private final QueueAdmin admin;
   private final boolean orderedByKey;
   private final OrderedParking onParked;
 
   private Outbox(Builder b) {
-    this.payloadLimit = b.payloadLimit;
-    this.headerSupplier = b.headers;
-    this.notify = b.notify;
-    this.orderedByKey = b.orderedByKey;
-    this.onParked = b.onParked;
-    this.queueTable =
+    super(
+        OutboxRows.writer(b.options, b.orderedByKey),
         OutboxRows.queueTable(
-            b.table,
+            b.options.table(),
             b.orderedByKey
                 ? new KeyOrder(OutboxRows.KEY, b.onParked == OrderedParking.BLOCK_KEY)
-                : null);
-    TableWriter plain =
-        new TableWriter(
-            b.table,
-            OutboxRows.INSERTED,
-            OutboxRows.TYPES,
-            "event_id",
-            OutboxRows.TUPLE,
-            b.notify,
-            b.database,
-            b.allowAutoCommit,
-            TableWriter.autoCommitRefusal(
-                "the message would not be atomic with your business data", "add"));
-    this.writer = b.orderedByKey ? plain.lockingKeys(OutboxRows.KEY_VALUE) : plain;
-    this.admin = new QueueAdmin(queueTable, "messages", writer.dialects());
+                : null),
+        "messages");
+    this.payloadLimit = b.options.payloadLimit();
+    this.headerSupplier = b.headers;
+    this.notify = b.options.notifies();
+    this.orderedByKey = b.orderedByKey;
+    this.onParked = b.onParked;
   }
 
   /**
@@ -71,15 +51,6 @@ public final class Outbox {
    */
   public static Builder builder() {
     return new Builder();
-  }
-
-  /**
-   * The outbox table's name as configured.
-   *
-   * @return {@code name} or {@code schema.name}
-   */
-  public String table() {
-    return writer.table();
   }
 
   /**
@@ -101,19 +72,11 @@ public final class Outbox {
   }
 
   /**
-   * Adds {@code message} in the caller's transaction. Returns false, without failing the
-   * transaction, if a message with the same event id is already stored. (Only the caller's event
-   * ids can be: a message without one gets a generated UUIDv7 and a plain INSERT, which on
-   * PostgreSQL and SQLite is cheaper than the insert-if-absent form.)
-   *
-   * <p>When the outbox is ordered by key and the message has a key, the add first locks the key
-   * until the caller's transaction ends, so that messages of one key are delivered in the order
-   * their transactions commit: another transaction adding to the same key waits for this one.
-   * Several keys in one transaction: add them with one {@link #addAll}, or always in the same key
-   * order. Two transactions that add two keys in opposite orders by separate adds wait for each
-   * other: the database ends one with its deadlock error (H2 both, at its lock timeout), thrown as
-   * a {@code PostboxException} whose cause is the database's {@code SQLException}; the caller rolls
-   * that transaction back and retries it, as for any deadlock.
+   * Adds {@code message} in the caller's transaction; false, without failing that transaction, if a
+   * message with its event id is already stored. On an outbox ordered by key, a keyed add first
+   * locks its key until the transaction ends, so that a key's messages are delivered in commit
+   * order; two transactions adding two keys in opposite orders deadlock, and the database ends one
+   * (retry it): {@code docs/ordering.md}.
    *
    * @param connection the caller's connection, in its transaction
    * @param message the message
@@ -125,22 +88,16 @@ public final class Outbox {
    */
   public boolean add(Connection connection, Message message) {
     Require.notNull("message", message);
-    List<Object[]> row = List.<Object[]>of(row(message));
+    List<Object[]> row = List.<Object[]>of(OutboxRows.row(message, payloadLimit, headerSupplier));
     return writer.insert(
             connection, row, message.eventId() != null, "adding 1 messages to " + table())
         == 1;
   }
 
   /**
-   * Adds {@code messages} in the caller's transaction, one statement per 500 messages (on an outbox
-   * ordered by key, after locking their keys as {@link #add} does). All messages are validated
-   * before anything is written.
-   *
-   * <p>The keys are locked at once, in one order shared by every transaction, so two {@code addAll}
-   * calls never deadlock each other, whatever the order of their messages. On PostgreSQL an {@code
-   * addAll} of more than 1,000 distinct keys locks the keys of the whole table instead of each key
-   * (one lock per key would fill the server's shared lock table): it waits for the open
-   * transactions that added keyed messages, and keyed adds wait for it until its transaction ends.
+   * Adds {@code messages} in the caller's transaction, one statement per 500, after validating them
+   * all. On an outbox ordered by key their keys are locked at once, in an order every transaction
+   * shares, so two {@code addAll} calls never deadlock each other: {@code docs/ordering.md}.
    *
    * @param connection the caller's connection, in its transaction
    * @param messages the messages; may be empty
@@ -155,7 +112,7 @@ public final class Outbox {
     List<Object[]> rows = new ArrayList<>(messages.size());
     boolean callerIds = false; // only the caller's event ids can be stored already
     for (Message m : messages) {
-      rows.add(row(Require.notNull("message", m)));
+      rows.add(OutboxRows.row(Require.notNull("message", m), payloadLimit, headerSupplier));
       callerIds |= m.eventId() != null;
     }
     return rows.isEmpty()
@@ -165,145 +122,59 @@ public final class Outbox {
   }
 
   /**
-   * Counts messages not yet delivered (not parked). Never claims anything.
-   *
-   * @param connection the connection to run on, in its transaction if one is open
-   * @return the pending messages, including those being sent or waiting for a retry
-   * @throws PostboxException if the query fails
-   */
-  public long countPending(Connection connection) {
-    return admin.countPending(connection);
-  }
-
-  /**
-   * Pending, due, leased and parked counts, the oldest pending age and, when parked messages block
-   * their keys, the blocked keys. Never claims anything.
-   *
-   * @param connection the connection to run on, in its transaction if one is open
-   * @return the counts, by the database clock
-   * @throws PostboxException if the query fails
-   */
-  public QueueStats stats(Connection connection) {
-    return admin.stats(connection);
-  }
-
-  /**
-   * Up to {@code limit} parked messages, oldest first; {@link Parked#ref()} is the event id.
-   *
-   * @param connection the connection to run on, in its transaction if one is open
-   * @param limit the most to return, 1 to 100,000
-   * @return the parked messages, by id
-   * @throws InvalidValueException if {@code limit} is out of range
-   * @throws PostboxException if the query fails
-   */
-  public List<Parked> parked(Connection connection, int limit) {
-    return admin.parked(connection, limit);
-  }
-
-  /**
-   * Up to {@code limit} failing messages: pending, failed at least once and waiting for their next
-   * attempt, the soonest next attempt first; {@link Failing#ref()} is the event id. Read in one
-   * statement on the caller's connection; never claims, never commits.
-   *
-   * @param connection the connection to run on, in its transaction if one is open
-   * @param limit the most to return, 1 to 100,000
-   * @return the failing messages, with their attempts, last error and next attempt
-   * @throws InvalidValueException if {@code limit} is out of range; nothing is read
-   * @throws PostboxException if the query fails
-   */
-  public List<Failing> failing(Connection connection, int limit) {
-    return admin.failing(connection, limit);
-  }
-
-  /**
    * Up to {@code limit} keys whose delivery waits for a parked message ({@link
    * OrderedParking#BLOCK_KEY}), oldest parked first, each with that message and how many wait
    * behind it; empty if the outbox is not ordered by key or skips parked messages.
    *
-   * @param connection the connection to run on, in its transaction if one is open
+   * @param connection the connection to run on
    * @param limit the most to return, 1 to 100,000
    * @return the blocked keys
    * @throws InvalidValueException if {@code limit} is out of range
-   * @throws PostboxException if the query fails
    */
   public List<BlockedKey> blockedKeys(Connection connection, int limit) {
-    return admin.blockedKeys(connection, limit);
+    return admin().blockedKeys(connection, limit);
   }
 
   /**
-   * Makes the parked message with {@code eventId} due again with its attempts reset. On an outbox
-   * ordered by key it is delivered before the later messages of its key.
+   * Makes the parked message with {@code eventId} due again with its attempts reset; on an outbox
+   * ordered by key it goes before the later messages of its key.
    *
-   * @param connection the connection to run on, in its transaction if one is open
+   * @param connection the connection to run on
    * @param eventId the message's event id
    * @return true if it was replayed, false if there is no such parked message
    * @throws InvalidValueException if the event id breaks the rules
-   * @throws PostboxException if the UPDATE fails
    */
   public boolean replay(Connection connection, String eventId) {
     Rules.eventId("eventId", eventId);
-    return admin.replay(connection, eventId, eventId);
-  }
-
-  /**
-   * Makes every parked message due again with its attempts reset.
-   *
-   * @param connection the connection to run on, in its transaction if one is open
-   * @return how many messages were replayed
-   * @throws PostboxException if the UPDATE fails
-   */
-  public int replayAll(Connection connection) {
-    return admin.replayAll(connection);
+    return admin().replay(connection, eventId, eventId);
   }
 
   /**
    * Deletes the parked message with {@code eventId}; on an outbox that blocks keys, the later
    * messages of its key go on.
    *
-   * @param connection the connection to run on, in its transaction if one is open
+   * @param connection the connection to run on
    * @param eventId the message's event id
    * @return true if it was deleted, false if there is no such parked message
    * @throws InvalidValueException if the event id breaks the rules
-   * @throws PostboxException if the DELETE fails
    */
   public boolean discard(Connection connection, String eventId) {
     Rules.eventId("eventId", eventId);
-    return admin.discard(connection, eventId, eventId);
-  }
-
-  QueueTable<Envelope> queueTable() {
-    return queueTable;
+    return admin().discard(connection, eventId, eventId);
   }
 
   boolean notifies() {
     return notify;
   }
 
-  private Object[] row(Message m) {
-    Rules.payload(m.payload(), payloadLimit);
-    Map<String, String> headers = m.headers();
-    if (headerSupplier != null) {
-      Map<String, String> supplied = headerSupplier.get();
-      if (supplied != null && !supplied.isEmpty()) {
-        Map<String, String> merged = new LinkedHashMap<>(supplied);
-        merged.forEach(Rules::header);
-        merged.putAll(headers); // explicit headers on the message win
-        Rules.headerCount(merged.size());
-        headers = merged;
-      }
-    }
-    String eventId = m.eventId() != null ? m.eventId() : Ids.uuidV7();
-    return new Object[] {eventId, m.topic(), m.key(), m.payload(), HeadersCodec.encode(headers)};
-  }
-
-  /** Configures an {@link Outbox}; each option is validated as it is set. Not thread-safe. */
+  /**
+   * Configures an {@link Outbox}; each option is validated as it is set, and {@link #build()}
+   * copies them, so later changes change nothing built. Not thread-safe. Options with their
+   * defaults: {@code docs/operations.md}.
+   */
   public static final class Builder {
-    private String table = "postbox_outbox";
-    private int payloadLimit = Rules.DEFAULT_PAYLOAD_LIMIT;
-    private boolean allowAutoCommit;
+    private ProducerOptions options = ProducerOptions.of("postbox_outbox", "_dispatchers");
     private Supplier<Map<String, String>> headers;
-    private Database database;
-    private boolean notify;
     private boolean orderedByKey = true;
     private OrderedParking onParked = OrderedParking.BLOCK_KEY;
 
@@ -311,16 +182,30 @@ public final class Outbox {
 
     /**
      * The outbox table, {@code name} or {@code schema.name}; default {@code postbox_outbox}. Its
-     * dispatchers register in {@code <table>_dispatchers}, and on MySQL, MariaDB and H2 an outbox
+     * dispatchers register in {@code <table>_dispatchers}; on MySQL, MariaDB and H2 an outbox
      * ordered by key locks keys in {@code <table>_keys}.
      *
-     * @param table the table name; each part 1-63 letters, digits or '_', not starting with a
-     *     digit, the table part at most 51 (room for {@code _dispatchers})
+     * @param table each part 1-63 letters, digits or '_', not starting with a digit, the table part
+     *     at most 51 (room for {@code _dispatchers})
      * @return this builder
      * @throws InvalidValueException if the name breaks the rules
      */
     public Builder table(String table) {
-      this.table = Identifiers.tableName("table", table, "_dispatchers");
+      options = options.table(table);
+      return this;
+    }
+
+    /**
+     * Headers added to every message at add time (e.g. W3C {@code traceparent}, tenant); headers
+     * set on the message itself win. Called once per message, on the adding thread; may return null
+     * or an empty map.
+     *
+     * @param supplier the headers' source
+     * @return this builder
+     * @throws InvalidValueException if {@code supplier} is null
+     */
+    public Builder headers(Supplier<Map<String, String>> supplier) {
+      this.headers = Require.notNull("headers", supplier);
       return this;
     }
 
@@ -332,7 +217,20 @@ public final class Outbox {
      * @throws InvalidValueException if the limit is out of range
      */
     public Builder payloadLimit(int bytes) {
-      this.payloadLimit = Require.between("payloadLimit", bytes, 1, 64 * 1024 * 1024);
+      options = options.payloadLimit(bytes);
+      return this;
+    }
+
+    /**
+     * Whether messages with the same key are delivered in the order their adds committed, across
+     * all dispatchers of the table; default true, false for keys that are only routing hints. Each
+     * keyed add then locks its key until its transaction ends: {@code docs/ordering.md}.
+     *
+     * @param ordered whether to deliver each key's messages in order
+     * @return this builder
+     */
+    public Builder orderedByKey(boolean ordered) {
+      this.orderedByKey = ordered;
       return this;
     }
 
@@ -344,52 +242,7 @@ public final class Outbox {
      * @return this builder
      */
     public Builder allowAutoCommit(boolean allow) {
-      this.allowAutoCommit = allow;
-      return this;
-    }
-
-    /**
-     * Headers added to every message at add time (e.g. W3C {@code traceparent}, tenant); headers
-     * set on the message itself win. Called on the adding thread; may return null or empty.
-     *
-     * @param supplier called once per message added
-     * @return this builder
-     * @throws InvalidValueException if {@code supplier} is null
-     */
-    public Builder headers(Supplier<Map<String, String>> supplier) {
-      this.headers = Require.notNull("headers", supplier);
-      return this;
-    }
-
-    /**
-     * On PostgreSQL, makes each add also {@code NOTIFY} the table's channel (in the same statement,
-     * delivered only if the transaction commits), and dispatchers {@code LISTEN} on it, holding one
-     * pooled connection: rows added by other instances are claimed at once instead of at the next
-     * poll. Ignored on other databases; default false (in-process {@link Dispatcher#wakeUp()} and
-     * polling only).
-     *
-     * @param notify true to notify on each add
-     * @return this builder
-     */
-    public Builder notifyOnAdd(boolean notify) {
-      this.notify = notify;
-      return this;
-    }
-
-    /**
-     * Whether messages with the same key are delivered in the order in which their adds'
-     * transactions committed, across all dispatchers of the table: the next message of a key is
-     * sent only after the one before it was sent (or, with {@link OrderedParking#SKIP}, parked).
-     * Messages without a key, and different keys, never wait for each other. Costs: each keyed add
-     * locks its key until the transaction ends (a long transaction holds back later adds of the
-     * same key), and a key's messages go one after another on one delivery thread. Default true;
-     * false for keys that are only routing hints.
-     *
-     * @param ordered whether to deliver each key's messages in order
-     * @return this builder
-     */
-    public Builder orderedByKey(boolean ordered) {
-      this.orderedByKey = ordered;
+      options = options.allowAutoCommit(allow);
       return this;
     }
 
@@ -407,36 +260,39 @@ public final class Outbox {
     }
 
     /**
-     * Forces the SQL dialect instead of detecting it from each connection's metadata.
+     * On PostgreSQL, makes each add {@code NOTIFY} the table's channel (delivered only if its
+     * transaction commits) and dispatchers {@code LISTEN} on it, holding one pooled connection, so
+     * rows added by other instances are claimed at once. Ignored on other databases; default false.
      *
-     * @param database the database every connection is taken to be
+     * @param notify true to notify the dispatchers of each add
      * @return this builder
-     * @throws InvalidValueException if {@code database} is null
      */
-    public Builder database(Database database) {
-      this.database = Require.notNull("database", database);
+    public Builder notifyDispatchers(boolean notify) {
+      options = options.notifies(notify);
       return this;
     }
 
     /**
-     * An outbox with these options; later changes to this builder change nothing built.
+     * The former name of {@link #notifyDispatchers}.
+     *
+     * @param notify true to notify the dispatchers of each add
+     * @return this builder
+     * @deprecated use {@link #notifyDispatchers}, the name the job queue's builder shares
+     */
+    @Deprecated(since = "0.2.0", forRemoval = true)
+    public Builder notifyOnAdd(boolean notify) {
+      return notifyDispatchers(notify);
+    }
+
+    /**
+     * An outbox with these options.
      *
      * @return the outbox
-     * @throws InvalidValueException if {@code notifyOnAdd} is set and the table name is too long
-     *     for a PostgreSQL channel name
+     * @throws InvalidValueException if {@code notifyDispatchers} is set and the table name is too
+     *     long for a PostgreSQL channel name
      */
     public Outbox build() {
-      if (notify
-          && PostgresNotifications.channel(table).length() > PostgresNotifications.MAX_CHANNEL) {
-        throw new InvalidValueException(
-            "notifyOnAdd",
-            "needs a table name of at most "
-                + PostgresNotifications.MAX_CHANNEL
-                + " characters (a PostgreSQL channel name) but '"
-                + table
-                + "' has "
-                + table.length());
-      }
+      options = options.checked("notifyDispatchers");
       return new Outbox(this);
     }
   }

@@ -6,7 +6,8 @@ import java.time.Instant;
  * A parked row: it ran out of attempts (or could never be delivered) and waits for replay or
  * discard. Never retried automatically.
  *
- * <p>Immutable and thread-safe; a snapshot read on the caller's connection.
+ * <p>Immutable and thread-safe; a snapshot read on the caller's connection. Guide: {@code
+ * docs/operations.md#parked-rows}.
  *
  * @param id the row's primary key
  * @param ref the event id for outbox rows, the job id for jobs

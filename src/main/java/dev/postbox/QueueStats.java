@@ -5,7 +5,8 @@ import java.time.Duration;
 /**
  * Counts of a Postbox table at one moment, read without claiming anything.
  *
- * <p>Immutable and thread-safe; a snapshot read on the caller's connection.
+ * <p>Immutable and thread-safe; a snapshot read on the caller's connection. Guide: {@code
+ * docs/operations.md#stats}.
  *
  * @param pending rows not yet delivered (includes due, leased and blocked)
  * @param due pending rows whose time has come, not leased and not waiting behind a parked message

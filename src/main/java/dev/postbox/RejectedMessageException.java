@@ -5,14 +5,11 @@ package dev.postbox;
  * route, unknown topic, rejected by a schema check), or by a {@link JobHandler} for a job it cannot
  * run. It is never taken as a sign of a broker outage.
  *
- * <p>A rejection made with a constructor counts as an attempt, so the row is retried with backoff
- * and parked after its last attempt: for a refusal that may pass later (a topic not created yet).
- * One made with {@link #permanent} parks the row at once, on the attempt that threw it, whatever
- * attempts it has left: for a refusal no retry can change (a payload that can never be parsed). A
- * parked row is logged at WARN, reported to {@link Listener#parked} with the rejection as its
- * reason, and waits for replay or discard; on an outbox ordered by key it blocks its key or is
- * skipped, as {@link OrderedParking} says. In a {@link Transport#sendBatch}, name the envelope with
- * {@link BatchSendException#fail} and the rejection as its cause.
+ * <p>A rejection made with a constructor counts as an attempt (the row is retried with backoff and
+ * parked after its last attempt); one made with {@link #permanent} parks the row at once. Thrown
+ * like any exception, from any thread; in a {@link BatchTransport#sendBatch}, name the envelope
+ * with {@link BatchSendException#fail} and the rejection as its cause. Guide: {@code
+ * docs/operations.md#parked-rows}.
  */
 public class RejectedMessageException extends PostboxException {
   private static final long serialVersionUID = 1L;

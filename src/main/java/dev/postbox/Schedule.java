@@ -12,18 +12,12 @@ import java.util.Objects;
 
 /**
  * When a recurring job runs: a cron expression in a time zone, a fixed delay after each run ends,
- * or a fixed rate.
- *
- * <p>Immutable and thread-safe. Validated when created: a bad expression throws {@link
- * InvalidValueException} naming the field and what is wrong.
+ * or a fixed rate. Immutable and thread-safe; validated when created, a bad expression throws an
+ * {@link InvalidValueException} naming the field and what is wrong.
  *
  * <p>Cron expressions have five fields (minute hour day-of-month month day-of-week) or six with a
- * leading seconds field; lists, ranges, steps, month and day names, and the macros {@code @hourly
- * @daily @midnight @weekly @monthly @yearly @annually}. When both day fields are restricted, a day
- * matches if either matches; a day field that starts with {@code *} does not restrict (as in Vixie
- * cron: <code>0 0 *&#47;2 * MON</code> runs on Mondays with an odd day of month). Across daylight-saving
- * changes: a local time that does not exist runs at the first instant after the gap, once; a local
- * time that occurs twice runs once, the first time.
+ * leading seconds field, read as Vixie cron reads them; daylight-saving changes, the macros and how
+ * the day fields combine: {@code docs/jobs.md#recurring-jobs}.
  */
 public final class Schedule {
   private static final Duration MIN_INTERVAL = Duration.ofSeconds(1);

@@ -6,7 +6,8 @@ import java.time.Instant;
  * A recurring job's schedule as stored in the schedules table, as {@link Jobs#schedules} lists it:
  * what it is, when it runs next, and how its last run went.
  *
- * <p>Immutable and thread-safe; a snapshot read in the caller's transaction.
+ * <p>Immutable and thread-safe; a snapshot read in the caller's transaction. Guide: {@code
+ * docs/jobs.md#recurring-jobs}.
  *
  * @param name the job name of its runs
  * @param schedule the schedule as declared, for example {@code cron 0 3 * * * Europe/Paris}

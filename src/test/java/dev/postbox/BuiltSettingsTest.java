@@ -1,8 +1,10 @@
 package dev.postbox;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.sql.Connection;
 import java.time.Duration;
@@ -104,6 +106,17 @@ class BuiltSettingsTest {
   }
 
   @Test
+  @SuppressWarnings("removal")
+  void theNotifyOptionsFormerNamesStillSetIt() {
+    assertTrue(Outbox.builder().notifyOnAdd(true).build().notifies(), "notifyOnAdd");
+    assertTrue(Jobs.builder().notifyOnEnqueue(true).build().notifies(), "notifyOnEnqueue");
+    assertTrue(Outbox.builder().notifyDispatchers(true).build().notifies(), "outbox");
+    assertTrue(Jobs.builder().notifyDispatchers(true).build().notifies(), "jobs");
+    assertFalse(Outbox.builder().build().notifies(), "outbox default");
+    assertFalse(Jobs.builder().build().notifies(), "jobs default");
+  }
+
+  @Test
   void anInProcessTransportKeepsItsHandlersWhenItsBuilderChangesAfterBuild() throws Exception {
     List<String> handled = new ArrayList<>();
     InProcessTransport.Builder builder =
@@ -138,19 +151,16 @@ class BuiltSettingsTest {
     Outbox.Builder o = Outbox.builder();
     assertNamed("table", () -> o.table(null));
     assertNamed("headers", () -> o.headers(null));
-    assertNamed("database", () -> o.database(null));
 
     Jobs.Builder j = Jobs.builder();
     assertNamed("table", () -> j.table(null));
     assertNamed("retention", () -> j.retention(null));
     assertNamed("timeout", () -> j.timeout(null));
-    assertNamed("database", () -> j.database(null));
     assertNamed("timeout", () -> JobHandler.of("n", job -> {}).timeout(null));
 
     Inbox.Builder i = Inbox.builder();
     assertNamed("table", () -> i.table(null));
     assertNamed("retention", () -> i.retention(null));
-    assertNamed("database", () -> i.database(null));
 
     InProcessTransport.Builder t = InProcessTransport.builder();
     assertNamed("topic", () -> t.on(null, envelope -> {}));

@@ -235,10 +235,10 @@ public abstract class OutboxInputContractTest extends OutboxSuite {
     assertEquals(0, rows());
     String longName = "s".repeat(40) + "." + "t".repeat(40); // room for _dispatchers
     assertEquals(
-        "notifyOnAdd",
+        "notifyDispatchers",
         assertThrows(
                 InvalidValueException.class,
-                () -> Outbox.builder().table(longName).notifyOnAdd(true).build())
+                () -> Outbox.builder().table(longName).notifyDispatchers(true).build())
             .field());
     Outbox.builder().table(longName).build();
   }

@@ -37,7 +37,7 @@ class PostgresNotifyTest extends DatabaseTest {
 
   @Test
   void addedMessagesWakeASleepingDispatcherThroughNotify() {
-    Outbox outbox = Outbox.builder().notifyOnAdd(true).build();
+    Outbox outbox = Outbox.builder().notifyDispatchers(true).build();
     RecordingTransport transport = new RecordingTransport();
     started(
         Dispatcher.builder(ds)
@@ -75,7 +75,7 @@ class PostgresNotifyTest extends DatabaseTest {
 
   @Test
   void enqueuedJobsWakeASleepingDispatcherThroughNotify() {
-    Jobs jobs = Jobs.builder().notifyOnEnqueue(true).build();
+    Jobs jobs = Jobs.builder().notifyDispatchers(true).build();
     AtomicInteger runs = new AtomicInteger();
     JobHandler handler =
         new JobHandler() {

@@ -88,8 +88,8 @@ class RenderedSqlTest {
     InternalSqlRendering.adds(add, d, "jobs", jobs.writer, false, true, JOB_ROW, 1, 2, 3);
     InternalSqlRendering.adds(add, d, "inbox", inbox.writer, false, false, INBOX_ROW, 1);
     if (database == Database.POSTGRESQL) { // elsewhere an add that notifies is the same INSERT
-      Outbox notifying = Outbox.builder().notifyOnAdd(true).build();
-      Jobs notifyingJobs = Jobs.builder().notifyOnEnqueue(true).build();
+      Outbox notifying = Outbox.builder().notifyDispatchers(true).build();
+      Jobs notifyingJobs = Jobs.builder().notifyDispatchers(true).build();
       InternalSqlRendering.adds(
           add, d, "outbox", notifying.writer, true, true, OUTBOX_ROW, 1, 2, 3);
       InternalSqlRendering.adds(add, d, "jobs", notifyingJobs.writer, true, true, JOB_ROW, 1, 2, 3);

@@ -10,6 +10,7 @@ import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
+@SuppressWarnings("deprecation") // the deprecated default sendBatch, kept until it is removed
 class TransportTest {
 
   private static Envelope envelope(String eventId) {

@@ -8,17 +8,11 @@ import java.sql.SQLException;
 import java.util.EnumMap;
 import java.util.Map;
 
-/**
- * The dialect for a caller's connection: the forced one, or the one its metadata names. Immutable
- * and thread-safe.
- */
+/** The dialect for a caller's connection: the one its metadata names. Immutable and thread-safe. */
 public final class DialectChoice {
-  private final Database forced;
   private final Map<Database, Dialect> dialects = new EnumMap<>(Database.class);
 
-  /** {@code forced}: the database to assume for every connection, or null to detect it. */
-  public DialectChoice(Database forced) {
-    this.forced = forced;
+  public DialectChoice() {
     for (Database db : Database.values()) {
       dialects.put(db, Dialects.of(db));
     }
@@ -29,8 +23,8 @@ public final class DialectChoice {
     return dialects.get(database);
   }
 
-  /** The forced dialect, or the one {@code c}'s metadata names. */
+  /** The dialect {@code c}'s metadata names. */
   public Dialect of(Connection c) throws SQLException {
-    return dialects.get(forced != null ? forced : Dialects.detect(c));
+    return dialects.get(Dialects.detect(c));
   }
 }

@@ -26,28 +26,24 @@ public final class TableWriter {
   final KeyLocks keyLocks; // null unless the writer locks keys
 
   /**
+   * @param options the table, whether auto-commit is allowed and whether inserts notify
    * @param columns the inserted columns, comma-separated
    * @param types the {@link java.sql.Types} of one row's bound parameters
    * @param uniqueColumn the column (or columns) a duplicate collides on
    * @param valueTuple one row's "(?, ?, …)", its clock expressions placeholders
-   * @param notify whether each insert also notifies the table's channel (PostgreSQL)
-   * @param forced the database to assume for every connection, or null to detect it
    * @param autoCommitRefusal why a connection in auto-commit mode is refused, and what to do
    */
   public TableWriter(
-      String table,
+      ProducerOptions options,
       String columns,
       int[] types,
       String uniqueColumn,
       String valueTuple,
-      boolean notify,
-      Database forced,
-      boolean allowAutoCommit,
       String autoCommitRefusal) {
-    this.table = table;
-    this.allowAutoCommit = allowAutoCommit;
+    this.table = options.table();
+    this.allowAutoCommit = options.allowAutoCommit();
     this.autoCommitRefusal = autoCommitRefusal;
-    this.dialects = new DialectChoice(forced);
+    this.dialects = new DialectChoice();
     this.keyIndex = -1;
     this.keyLocks = null;
     this.insert =
@@ -57,7 +53,7 @@ public final class TableWriter {
             types,
             uniqueColumn,
             valueTuple,
-            notify ? PostgresNotifications.channel(table) : null);
+            options.notifies() ? PostgresNotifications.channel(table) : null);
   }
 
   private TableWriter(TableWriter w, int keyIndex) {
@@ -103,7 +99,7 @@ public final class TableWriter {
     return table;
   }
 
-  /** The dialect of each caller's connection: forced, or detected. */
+  /** The dialect of each caller's connection, detected. */
   public DialectChoice dialects() {
     return dialects;
   }

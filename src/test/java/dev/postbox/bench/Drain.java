@@ -1,5 +1,6 @@
 package dev.postbox.bench;
 
+import dev.postbox.BatchTransport;
 import dev.postbox.Database;
 import dev.postbox.Dispatcher;
 import dev.postbox.Envelope;
@@ -297,7 +298,7 @@ final class Drain {
   private Transport transport(DrainVariant variant, Deliveries d) {
     return switch (variant) {
       case SEND_BATCH ->
-          new Transport() {
+          new BatchTransport() {
             @Override
             public void send(Envelope e) {
               d.delivered(Deliveries.indexOfPayload(e.payload()));

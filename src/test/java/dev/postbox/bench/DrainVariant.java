@@ -13,7 +13,7 @@ public enum DrainVariant {
       return b.concurrency(64);
     }
   },
-  /** Defaults with a transport that overrides {@code sendBatch} (outbox only). */
+  /** Defaults with a {@code BatchTransport} (outbox only). */
   SEND_BATCH("sendBatch"),
   /** Concurrency 64 and a {@code send} (or job) that waits 1 ms: I/O-bound, like a broker. */
   SLOW_SEND("1 ms sends") {

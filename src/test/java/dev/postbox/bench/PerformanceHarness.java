@@ -1,5 +1,6 @@
 package dev.postbox.bench;
 
+import dev.postbox.BatchTransport;
 import dev.postbox.Database;
 import dev.postbox.Delivery;
 import dev.postbox.Dispatcher;
@@ -53,8 +54,9 @@ public final class PerformanceHarness {
     /** {@code dispatcher.wakeUp()} after each commit (the floor: a condition it waits on). */
     IN_PROCESS,
     /**
-     * PostgreSQL only: the add notifies ({@code Outbox.builder().notifyOnAdd(true)}; the floor:
-     * {@code pg_notify} in its INSERT statement) and the dispatcher LISTENs; no in-process call.
+     * PostgreSQL only: the add notifies ({@code Outbox.builder().notifyDispatchers(true)}; the
+     * floor: {@code pg_notify} in its INSERT statement) and the dispatcher LISTENs; no in-process
+     * call.
      */
     NOTIFY,
     /** Producers signal nothing: delivery waits for the poll interval. */
@@ -85,7 +87,7 @@ public final class PerformanceHarness {
    * @param floorBatches W1's floor grid: rows per claim
    * @param drainVariants W1's Postbox contestants
    * @param wakes W2's wake-up paths, each measured (NOTIFY on PostgreSQL only)
-   * @param batchTransport Postbox's counting transport overrides {@code sendBatch}, so each claim
+   * @param batchTransport Postbox's counting transport is a {@code BatchTransport}, so each claim
    *     is handed over whole on one thread; false: one {@code send} per message, each on its own
    *     thread
    * @param timeout the longest any one run may take before it counts as stuck
@@ -377,7 +379,7 @@ public final class PerformanceHarness {
             config.batchSize(),
             config.concurrency(),
             config.batchTransport()
-                ? "overriding `sendBatch` (each claim handed over whole)"
+                ? "a `BatchTransport` (each claim handed over whole)"
                 : "with `send` only (one message per delivery thread)",
             config.pollInterval().toMillis(),
             config.repetitions()));
@@ -416,13 +418,13 @@ public final class PerformanceHarness {
   /**
    * Postbox's no-op transport for this run, counting each delivery into {@code deliveries} by the
    * index in its payload (Postbox generates the event ids of W2's messages): with {@code send}
-   * only, or overriding {@code sendBatch} if {@link Config#batchTransport}.
+   * only, or a {@link BatchTransport} if {@link Config#batchTransport}.
    */
   Transport countingTransport(Deliveries deliveries) {
     if (!config.batchTransport()) {
       return e -> deliveries.delivered(Deliveries.indexOfPayload(e.payload()));
     }
-    return new Transport() {
+    return new BatchTransport() {
       @Override
       public void send(Envelope e) {
         deliveries.delivered(Deliveries.indexOfPayload(e.payload()));

@@ -111,7 +111,7 @@ final class ProduceDeliver {
       IntConsumer afterCommit;
       boolean signal = wake == Wake.IN_PROCESS;
       if (postbox) {
-        Outbox outbox = Outbox.builder().notifyOnAdd(wake == Wake.NOTIFY).build();
+        Outbox outbox = Outbox.builder().notifyDispatchers(wake == Wake.NOTIFY).build();
         dispatcher =
             h.dispatcher(db.dataSource(), p).outbox(outbox, h.countingTransport(d)).build();
         dispatcher.start();
@@ -347,7 +347,7 @@ final class ProduceDeliver {
                 + " dispatcher running; messages/s from the first commit until the table is empty;"
                 + " latency from commit (producer) to delivery (transport). Wake-up: `wakeUp()` ="
                 + " `dispatcher.wakeUp()` after each commit (floor: a condition its loop waits on);"
-                + " NOTIFY = `Outbox.builder().notifyOnAdd(true)` and the dispatcher's LISTEN (floor:"
+                + " NOTIFY = `Outbox.builder().notifyDispatchers(true)` and the dispatcher's LISTEN (floor:"
                 + " `pg_notify` inside its INSERT statement and a hand-written LISTEN loop); poll ="
                 + " neither. Idle CPU: the whole process's CPU time per second over %d ms after the"
                 + " last delivery, the dispatcher idle (per-thread schedstat). Machine CPU: the"

@@ -3,6 +3,7 @@ package dev.postbox.kafka;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.postbox.BatchTransport;
 import dev.postbox.Dispatcher;
 import dev.postbox.Envelope;
 import dev.postbox.Transport;
@@ -37,7 +38,7 @@ public abstract class KafkaEndToEndContractTest extends KafkaEndToEndFixture {
   @Test
   void tenThousandEventsTenPercentRolledBackAreConsumedOnceEach() throws Exception {
     KafkaInboxConsumer consumer = consumer(4, Orders.effects("test"));
-    // one message per send (a method reference does not override sendBatch); the other tests
+    // one message per send (a method reference is no BatchTransport); the other tests
     // hand whole claims to sendBatch
     Transport oneByOne = transport()::send;
     Dispatcher dispatcher = started(dispatcher(oneByOne));
@@ -316,7 +317,7 @@ public abstract class KafkaEndToEndContractTest extends KafkaEndToEndFixture {
     AtomicInteger batched = new AtomicInteger();
     AtomicInteger single = new AtomicInteger();
     Transport counting =
-        new Transport() {
+        new BatchTransport() {
           @Override
           public void send(Envelope envelope) throws Exception {
             single.incrementAndGet();

@@ -1,6 +1,7 @@
 package dev.postbox.kafka;
 
 import dev.postbox.BatchSendException;
+import dev.postbox.BatchTransport;
 import dev.postbox.Envelope;
 import dev.postbox.PostboxException;
 import dev.postbox.RejectedMessageException;
@@ -47,7 +48,7 @@ import org.apache.kafka.common.serialization.StringSerializer;
  * what it is (too large, invalid topic, not authorised, not serializable) fails with a {@link
  * RejectedMessageException}: counted against that message only and parked after its last attempt.
  */
-public final class KafkaTransport implements Transport, AutoCloseable {
+public final class KafkaTransport implements BatchTransport, AutoCloseable {
   static final String EVENT_ID = "postbox-event-id";
   static final String ATTEMPT = "postbox-attempt";
 

@@ -1,12 +1,10 @@
 package dev.postbox.nats;
 
-import dev.postbox.BatchSendException;
 import dev.postbox.Envelope;
 import dev.postbox.Transport;
-import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 
-/** Counts the envelopes the stream acked and those that failed, sent alone or in batches. */
+/** Counts the envelopes the stream acked and those that failed. */
 class CountingTransport implements Transport {
   private final Transport delegate;
   private final AtomicInteger sent = new AtomicInteger();
@@ -23,31 +21,6 @@ class CountingTransport implements Transport {
       sent.incrementAndGet();
     } catch (Exception e) {
       failures.incrementAndGet();
-      throw e;
-    }
-  }
-
-  /** A transport that hands whole claims to {@code delegate.sendBatch}, counting likewise. */
-  static CountingTransport batching(Transport delegate) {
-    return new CountingTransport(delegate) {
-      @Override
-      public void sendBatch(List<Envelope> batch) throws Exception {
-        count(batch, delegate);
-      }
-    };
-  }
-
-  void count(List<Envelope> batch, Transport to) throws Exception {
-    try {
-      to.sendBatch(batch);
-      sent.addAndGet(batch.size());
-    } catch (BatchSendException e) {
-      int failed = e.failures().size();
-      sent.addAndGet(batch.size() - failed);
-      failures.addAndGet(failed);
-      throw e;
-    } catch (Exception e) {
-      failures.addAndGet(batch.size());
       throw e;
     }
   }

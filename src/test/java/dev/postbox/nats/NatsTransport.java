@@ -1,6 +1,7 @@
 package dev.postbox.nats;
 
 import dev.postbox.BatchSendException;
+import dev.postbox.BatchTransport;
 import dev.postbox.Envelope;
 import dev.postbox.RejectedMessageException;
 import dev.postbox.Transport;
@@ -108,8 +109,8 @@ public final class NatsTransport implements Transport {
    * BatchSendException}. On an outbox ordered by key, a key's next envelope is published only once
    * the one before it was acked, so a failure never lets a later message of its key through.
    */
-  public Transport batching() {
-    return new Transport() {
+  public BatchTransport batching() {
+    return new BatchTransport() {
       @Override
       public void send(Envelope envelope) throws Exception {
         NatsTransport.this.send(envelope);

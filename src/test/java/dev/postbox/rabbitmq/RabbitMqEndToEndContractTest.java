@@ -9,6 +9,7 @@ import com.rabbitmq.client.AMQP;
 import com.rabbitmq.client.GetResponse;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.postbox.Backoff;
+import dev.postbox.BatchTransport;
 import dev.postbox.DatabaseTest;
 import dev.postbox.Dispatcher;
 import dev.postbox.Envelope;
@@ -518,7 +519,7 @@ public abstract class RabbitMqEndToEndContractTest extends DatabaseTest {
     // alone (RejectedMessageException inside a BatchSendException) and is parked after 2 attempts
     IntPredicate unroutable = i -> i % 100 == 7;
     int expectedParked = (int) java.util.stream.IntStream.range(0, n).filter(unroutable).count();
-    Transport rabbit =
+    BatchTransport rabbit =
         register(
                 RabbitMqTransport.builder(RabbitMq.factory())
                     .routingKey(
@@ -532,7 +533,7 @@ public abstract class RabbitMqEndToEndContractTest extends DatabaseTest {
     AtomicInteger batched = new AtomicInteger();
     AtomicInteger single = new AtomicInteger();
     Transport counting =
-        new Transport() {
+        new BatchTransport() {
           @Override
           public void send(Envelope envelope) throws Exception {
             single.incrementAndGet();

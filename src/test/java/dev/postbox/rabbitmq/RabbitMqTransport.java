@@ -6,6 +6,7 @@ import com.rabbitmq.client.Connection;
 import com.rabbitmq.client.ConnectionFactory;
 import com.rabbitmq.client.Return;
 import dev.postbox.BatchSendException;
+import dev.postbox.BatchTransport;
 import dev.postbox.Envelope;
 import dev.postbox.RejectedMessageException;
 import dev.postbox.Transport;
@@ -93,8 +94,8 @@ public final class RabbitMqTransport implements Transport, AutoCloseable {
    * confirm is awaited; only the envelopes that were not confirmed (returned, nacked, timed out)
    * fail, by a {@link BatchSendException} naming them.
    */
-  public Transport batching() {
-    return new Transport() {
+  public BatchTransport batching() {
+    return new BatchTransport() {
       @Override
       public void send(Envelope envelope) throws Exception {
         RabbitMqTransport.this.send(envelope);

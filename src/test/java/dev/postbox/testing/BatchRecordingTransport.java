@@ -1,5 +1,6 @@
 package dev.postbox.testing;
 
+import dev.postbox.BatchTransport;
 import dev.postbox.Envelope;
 import java.util.List;
 import java.util.Queue;
@@ -7,11 +8,11 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * A {@link RecordingTransport} that overrides {@code sendBatch}: records every batch it is handed
+ * A {@link RecordingTransport} that is a {@link BatchTransport}: records every batch it is handed
  * (a copy), then records each envelope as sent. {@link #send} counts calls in {@link #singleSends}
  * so a test can prove the dispatcher used the batch path only.
  */
-public class BatchRecordingTransport extends RecordingTransport {
+public class BatchRecordingTransport extends RecordingTransport implements BatchTransport {
   public final Queue<List<Envelope>> batches = new ConcurrentLinkedQueue<>();
   public final AtomicInteger singleSends = new AtomicInteger();
 

@@ -39,6 +39,6 @@ public final class Dialects {
         "database '"
             + product
             + "' is not supported — use PostgreSQL, MySQL/MariaDB, H2 or SQLite,"
-            + " or force one with database(...)");
+            + " or force a dispatcher's with Dispatcher.Builder.database(...)");
   }
 }
