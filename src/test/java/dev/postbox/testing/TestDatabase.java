@@ -45,16 +45,17 @@ public final class TestDatabase implements AutoCloseable {
   private final String user;
   private final String password;
   private final HikariDataSource dataSource;
-  private final Path sqliteFile;
+  // what else close() ends once the pool is closed: a SQLite file's deletion, an H2 server
+  private final Runnable cleanup;
 
   private TestDatabase(
-      Database database, String url, String user, String password, int poolSize, Path sqliteFile) {
+      Database database, String url, String user, String password, int poolSize, Runnable cleanup) {
     this.database = database;
     this.url = url;
     this.user = user;
     this.password = password;
     this.dataSource = pool(url, user, password, poolSize, true);
-    this.sqliteFile = sqliteFile;
+    this.cleanup = cleanup;
   }
 
   public static TestDatabase postgres() {
@@ -94,7 +95,17 @@ public final class TestDatabase implements AutoCloseable {
         "sa",
         "",
         SERVER_POOL,
-        null);
+        () -> {});
+  }
+
+  /**
+   * H2 in server mode with a pool of exactly {@code poolSize}: a file database behind an H2 TCP
+   * server this JVM runs until {@link #close()}, so that processes of their own share it and a
+   * {@code kill -9} of one of them leaves the database running.
+   */
+  public static TestDatabase h2Server(int poolSize) {
+    H2TcpServer server = H2TcpServer.start();
+    return new TestDatabase(Database.H2, server.url(), "sa", "", poolSize, server::close);
   }
 
   public static TestDatabase sqlite() {
@@ -111,7 +122,7 @@ public final class TestDatabase implements AutoCloseable {
           "",
           "",
           poolSize,
-          file);
+          () -> deleteSqliteFiles(file));
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
@@ -139,7 +150,7 @@ public final class TestDatabase implements AutoCloseable {
 
   private static TestDatabase connect(
       Database database, String url, String user, String password, int poolSize) {
-    TestDatabase db = new TestDatabase(database, url, user, password, poolSize, null);
+    TestDatabase db = new TestDatabase(database, url, user, password, poolSize, () -> {});
     try (Connection c = db.dataSource.getConnection()) {
       c.isValid(5);
     } catch (SQLException e) {
@@ -297,13 +308,15 @@ public final class TestDatabase implements AutoCloseable {
   @Override
   public void close() {
     dataSource.close();
-    if (sqliteFile != null) {
-      for (String suffix : List.of("", "-wal", "-shm")) {
-        try {
-          Files.deleteIfExists(Path.of(sqliteFile + suffix));
-        } catch (IOException ignored) {
-          // a temp file left behind is harmless
-        }
+    cleanup.run();
+  }
+
+  private static void deleteSqliteFiles(Path file) {
+    for (String suffix : List.of("", "-wal", "-shm")) {
+      try {
+        Files.deleteIfExists(Path.of(file + suffix));
+      } catch (IOException ignored) {
+        // a temp file left behind is harmless
       }
     }
   }
