@@ -75,6 +75,7 @@ public final class DispatcherProcess {
         switch (args.get("db")) {
           case "postgresql" -> Database.POSTGRESQL;
           case "mariadb" -> Database.MYSQL;
+          case "h2" -> Database.H2;
           case "sqlite" -> Database.SQLITE;
           default -> throw new IllegalArgumentException(args.get("db"));
         };

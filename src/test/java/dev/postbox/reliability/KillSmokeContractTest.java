@@ -17,7 +17,7 @@ abstract class KillSmokeContractTest {
   private RelDb db;
   private Scenarios scenarios;
 
-  /** {@code postgresql}, {@code mariadb} or {@code sqlite}. */
+  /** {@code postgresql}, {@code mariadb}, {@code h2} or {@code sqlite}. */
   abstract String database();
 
   @BeforeAll
