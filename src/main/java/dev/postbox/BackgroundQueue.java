@@ -1,7 +1,6 @@
 package dev.postbox;
 
 import dev.postbox.internal.Require;
-import dev.postbox.internal.background.CloseOnShutdown;
 import dev.postbox.internal.background.TaskQueue;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
@@ -19,18 +18,16 @@ import org.slf4j.LoggerFactory;
  * closes the queue. Guide: {@code docs/background-queue.md}.
  */
 public final class BackgroundQueue implements AutoCloseable {
-  // The working lives in dev.postbox.internal.background (see its package-info).
   private static final Logger log = LoggerFactory.getLogger(BackgroundQueue.class);
 
   private final String name;
   private final TaskQueue queue;
-  private final CloseOnShutdown shutdownHook; // null: not closed on shutdown
+  private final Thread shutdownHook; // null: not closed on shutdown
 
   private BackgroundQueue(Builder b) {
     this.name = b.name;
     this.queue = new TaskQueue(b.name, b.workers, b.capacity, b.drainTimeout);
-    this.shutdownHook =
-        b.closeOnShutdown ? CloseOnShutdown.register(name, b.drainTimeout, this::close) : null;
+    this.shutdownHook = b.closeOnShutdown ? addShutdownHook(b.drainTimeout) : null;
     log.info(
         "{} - started, {} workers, capacity {}, drain timeout {}{}",
         name,
@@ -50,59 +47,31 @@ public final class BackgroundQueue implements AutoCloseable {
   }
 
   /**
-   * Adds a task, waiting while {@code capacity} tasks already wait (backpressure).
-   *
-   * <p>Safe to call from any thread; the caller's MDC is captured now and set inside the task. How
-   * a waiting caller is woken: {@code docs/background-queue.md#how-it-works}.
+   * Adds a task, waiting while {@code capacity} tasks already wait; safe from any thread, the
+   * caller's MDC is captured now and set inside the task.
    *
    * @param task the task to run
-   * @throws PostboxException if the queue is closed (also when it closes while the caller waits),
-   *     or if the caller is interrupted while waiting (its interrupt status is kept)
-   * @throws InvalidValueException if {@code task} is null
+   * @throws PostboxException if the queue is or gets closed, or the caller is interrupted while it
+   *     waits (its interrupt status is kept)
    */
   public void enqueue(BackgroundTask task) {
-    put(Require.notNull("task", task), Long.MAX_VALUE);
+    queue.put(Require.notNull("task", task), Long.MAX_VALUE);
   }
 
   /**
-   * Adds a task if there is room within {@code timeout} ({@link Duration#ZERO}: now), and says
-   * whether it did.
-   *
-   * <p>Safe to call from any thread; the caller's MDC is captured now and set inside the task.
+   * Adds a task if there is room within {@code timeout} ({@link Duration#ZERO}: now), as {@link
+   * #enqueue} does.
    *
    * @param task the task to run
-   * @param timeout how long to wait for room
+   * @param timeout how long to wait for room, not negative
    * @return true if the task was added; false if the queue stayed full for {@code timeout}
-   * @throws PostboxException if the queue is closed or the caller is interrupted while waiting
-   * @throws InvalidValueException if {@code task} or {@code timeout} is null, or {@code timeout} is
-   *     negative
    */
   public boolean offer(BackgroundTask task, Duration timeout) {
     Require.notNull("timeout", timeout);
     if (timeout.isNegative()) {
       throw new InvalidValueException("timeout", "must not be negative but was " + timeout);
     }
-    return put(Require.notNull("task", task), TimeUnit.NANOSECONDS.convert(timeout));
-  }
-
-  private boolean put(BackgroundTask task, long nanos) {
-    TaskQueue.Put put;
-    try {
-      put =
-          queue.put(
-              () -> {
-                task.run();
-                return null;
-              },
-              nanos);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new PostboxException(name + " - interrupted while waiting for space; not enqueued", e);
-    }
-    if (put == TaskQueue.Put.CLOSED) {
-      throw new PostboxException(name + " is closed; it accepts no new tasks");
-    }
-    return put == TaskQueue.Put.ACCEPTED;
+    return queue.put(Require.notNull("task", task), TimeUnit.NANOSECONDS.convert(timeout));
   }
 
   /**
@@ -111,19 +80,15 @@ public final class BackgroundQueue implements AutoCloseable {
    * @return the counts now
    */
   public Stats stats() {
-    TaskQueue.Counts c = queue.counts();
-    return new Stats(
-        c.submitted(), c.completed(), c.failed(), c.discarded(), c.queued(), c.running());
+    return queue.stats();
   }
 
   /**
-   * Stops accepting tasks at once, runs the queued ones for up to the drain timeout, then drops
-   * what is still queued and interrupts what is still running, counting both as discarded.
+   * Refuses new tasks, runs the queued ones for up to the drain timeout, then drops what is queued
+   * and interrupts what runs (waiting up to one second more), counting both as discarded.
    *
-   * <p>Blocks until then, plus at most one second for interrupted tasks to end (one that ignores
-   * the interrupt stays counted as discarded). Idempotent: a later call waits for the first. If the
-   * caller is interrupted, it discards at once and returns without waiting, keeping the interrupt
-   * status. Then it removes the queue's shutdown hook. Do not call it from a task.
+   * <p>Idempotent: a later call waits for the first; an interrupted caller discards at once. Do not
+   * call it from a task.
    */
   @Override
   public void close() {
@@ -132,7 +97,30 @@ public final class BackgroundQueue implements AutoCloseable {
     }
     // after the drain: if the JVM began to exit meanwhile, the hook keeps it until close() ends
     if (shutdownHook != null) {
-      shutdownHook.remove();
+      try {
+        Runtime.getRuntime().removeShutdownHook(shutdownHook);
+      } catch (IllegalStateException shuttingDown) {
+        // the hooks are running (maybe this one, closing the queue): nothing left to take out
+      }
+    }
+  }
+
+  /** A platform thread (pinning no carrier) that closes this queue at JVM exit; null if late. */
+  private Thread addShutdownHook(Duration drainTimeout) {
+    Runnable closing =
+        () -> {
+          log.info(
+              "{} - JVM shutting down: closing, queued tasks run for up to {}", name, drainTimeout);
+          close();
+        };
+    Thread hook = Thread.ofPlatform().name(name + "-shutdown").unstarted(closing);
+    try {
+      Runtime.getRuntime().addShutdownHook(hook);
+      return hook;
+    } catch (IllegalStateException shuttingDown) {
+      log.warn(
+          "{} - built while the JVM shuts down: not closed on shutdown; close it yourself", name);
+      return null;
     }
   }
 
@@ -150,11 +138,7 @@ public final class BackgroundQueue implements AutoCloseable {
   public record Stats(
       long submitted, long completed, long failed, long discarded, int queued, int running) {}
 
-  /**
-   * Options of a {@link BackgroundQueue}, each validated as it is set.
-   *
-   * <p>Not thread-safe; {@link #build()} copies the options, so the queue never sees later changes.
-   */
+  /** Options, each validated as it is set; not thread-safe, and {@link #build()} copies them. */
   public static final class Builder {
     private String name = "background-queue";
     private int workers = 4;
@@ -169,7 +153,6 @@ public final class BackgroundQueue implements AutoCloseable {
      *
      * @param name the name, not blank
      * @return this builder
-     * @throws InvalidValueException if the name is null, blank or too long
      */
     public Builder name(String name) {
       Require.notNull("name", name);
@@ -186,7 +169,6 @@ public final class BackgroundQueue implements AutoCloseable {
      *
      * @param workers the most tasks running at once
      * @return this builder
-     * @throws InvalidValueException if the number is out of range
      */
     public Builder workers(int workers) {
       this.workers = Require.between("workers", workers, 1, 10_000);
@@ -198,7 +180,6 @@ public final class BackgroundQueue implements AutoCloseable {
      *
      * @param capacity the most tasks waiting
      * @return this builder
-     * @throws InvalidValueException if the number is out of range
      */
     public Builder capacity(int capacity) {
       this.capacity = Require.between("capacity", capacity, 1, 1_000_000);
@@ -206,24 +187,20 @@ public final class BackgroundQueue implements AutoCloseable {
     }
 
     /**
-     * How long {@link BackgroundQueue#close()} keeps running queued tasks (default 5 s); zero
-     * discards them at once; at most one hour.
+     * How long {@code close()} keeps running queued tasks (default 5 s; 0 to 1 h).
      *
-     * @param drainTimeout how long {@code close()} keeps running queued tasks
+     * @param drainTimeout zero discards the queued tasks at once
      * @return this builder
-     * @throws InvalidValueException if the timeout is null, negative or over one hour
      */
     public Builder drainTimeout(Duration drainTimeout) {
-      Require.notNull("drainTimeout", drainTimeout);
       this.drainTimeout =
           Require.between("drainTimeout", drainTimeout, Duration.ZERO, Duration.ofHours(1));
       return this;
     }
 
     /**
-     * Whether a JVM shutdown hook closes the queue (default true), so that the tasks accepted when
-     * the JVM exits (also when {@code main} returns: task threads are daemon threads) run for up to
-     * the drain timeout. False leaves closing to you; tasks still queued at exit are then lost.
+     * Whether a JVM shutdown hook closes the queue (default true), so tasks accepted when the JVM
+     * exits, also when {@code main} returns, still run; false loses those still queued at exit.
      *
      * @param closeOnShutdown false to register no shutdown hook
      * @return this builder
@@ -234,7 +211,7 @@ public final class BackgroundQueue implements AutoCloseable {
     }
 
     /**
-     * Creates the queue with a copy of these options; it starts threads only for tasks.
+     * Creates the queue with a copy of these options.
      *
      * @return the queue, accepting tasks at once
      */

@@ -1,6 +1,5 @@
 /**
- * The background queue's working: a bounded line of tasks, a starter thread that takes a semaphore
- * permit before it starts each task's virtual thread, the close protocol and the shutdown hook. Not
- * API.
+ * The background queue's working: a bounded line of tasks, a semaphore of worker permits, a fresh
+ * virtual thread per task and the close protocol. Not API.
  */
 package dev.postbox.internal.background;
