@@ -145,15 +145,10 @@ class MariaDbStalledClaimTest {
       List<Claimed<Long>> rows = new ArrayList<>();
       try (Connection c = dataSource.getConnection()) {
         c.setAutoCommit(true);
-        strategy.claim(
-            c,
-            limit,
-            null,
-            finish,
-            false,
+        RowReader<Long> reader =
             (rs, dialect, id, attempt, claims, leased) ->
-                new Claimed<>(id, attempt, claims, 0, rs.getString("event_id"), "t", id),
-            rows);
+                new Claimed<>(id, attempt, claims, 0, rs.getString("event_id"), "t", id);
+        strategy.claim(c, new ClaimRequest<>(limit, null, finish, false, reader, rows));
       }
       return rows;
     }
