@@ -87,14 +87,14 @@ public final class QueueSql {
             ? home.template(Sql.FINISHED_IDS)
             : null;
     String filter =
-        t.claimFilter()
+        t.clauses().claimFilter()
             + (order == null || !heads
                 ? ""
                 : order.headFilter(t.name(), finished, home.headCheckPerState));
     return template
         .replace("{after}", "{key} > ? AND ")
         .replace("{table}", t.name())
-        .replace("{columns}", t.itemColumns())
+        .replace("{columns}", t.columns().item())
         .replace("{filter}", filter)
         .replace("{key}", order == null ? "NULL" : order.keyColumn())
         .replace(
@@ -103,11 +103,11 @@ public final class QueueSql {
         .replace("{blocked}", order == null ? "0" : order.behindParkedCount(t.name()))
         .replace("{key}", order == null ? "NULL" : order.keyColumn())
         .replace("{table}", t.name())
-        .replace("{claimSet}", t.claimSet())
-        .replace("{doneSet}", t.doneSet())
-        .replace("{ref}", t.refColumn())
-        .replace("{topic}", t.topicColumn())
-        .replace("{listedKey}", t.listedKey())
+        .replace("{claimSet}", t.clauses().claimSet())
+        .replace("{doneSet}", t.clauses().doneSet())
+        .replace("{ref}", t.columns().ref())
+        .replace("{topic}", t.columns().topic())
+        .replace("{listedKey}", t.columns().listedKey())
         .replace("{limit}", Integer.toString(batchSize))
         .replace("{window}", Integer.toString(2 * batchSize))
         .replace("{windowKey}", order == null ? "" : ", " + order.keyColumn() + " AS claim_key")

@@ -157,7 +157,11 @@ class MariaDbStalledClaimTest {
   private TestClaimer claimer(DataSource dataSource, String instance) {
     QueueTable<Long> table =
         new QueueTable<>(
-            "postbox_outbox", "event_id, topic", "event_id", "topic", "", "", "", "", null);
+            "postbox_outbox",
+            new QueueTable.Columns("event_id, topic", "event_id", "topic", "", "NULL"),
+            QueueTable.Clauses.NONE,
+            null,
+            null);
     QueueSql sql = QueueSql.of(Dialects.of(Database.MYSQL), table, 10);
     return new TestClaimer(dataSource, sql.claims(instance, Duration.ofSeconds(60), false));
   }
