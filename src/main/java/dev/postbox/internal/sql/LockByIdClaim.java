@@ -72,7 +72,7 @@ class LockByIdClaim extends LeasingClaim {
       return;
     }
     try (PreparedStatement ps =
-        c.prepareStatement(run ? sql.leaseRun(ids.size()) : sql.lease(ids.size()))) {
+        c.prepareStatement(sql.withIds(run ? Sql.LEASE_RUN : Sql.LEASE, ids.size()))) {
       bindLease(ps);
       QueueSql.bindIds(ps, 3, ids);
       ps.executeUpdate();
@@ -172,7 +172,7 @@ class LockByIdClaim extends LeasingClaim {
       return;
     }
     List<Claimed<T>> locked = new ArrayList<>(ids.size());
-    try (PreparedStatement ps = c.prepareStatement(sql.lockFollowers(ids.size()))) {
+    try (PreparedStatement ps = c.prepareStatement(sql.withIds(Sql.LOCK_FOLLOWERS, ids.size()))) {
       QueueSql.bindIds(ps, 1, ids);
       try (ResultSet rs = ps.executeQuery()) {
         ClaimedRows.read(rs, sql, 1, false, reader, locked, null, null);

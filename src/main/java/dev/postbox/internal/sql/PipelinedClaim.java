@@ -62,11 +62,11 @@ final class PipelinedClaim extends LockByIdClaim {
         boolean searchedAll = lockWithRuns(c, request);
         List<Long> heads = ids(request.into(), true);
         if (!heads.isEmpty()) {
-          s.addBatch(inlined(sql.lease(heads.size()), leaseMillis, heads));
+          s.addBatch(inlined(sql.withIds(Sql.LEASE, heads.size()), leaseMillis, heads));
         }
         List<Long> runs = ids(request.into(), false); // not charged an attempt until sent
         if (!runs.isEmpty()) {
-          s.addBatch(inlined(sql.leaseRun(runs.size()), leaseMillis, runs));
+          s.addBatch(inlined(sql.withIds(Sql.LEASE_RUN, runs.size()), leaseMillis, runs));
         }
         s.addBatch(Jdbc.COMMIT);
         committing = true; // the COMMIT runs even if the UPDATE before it fails

@@ -118,7 +118,7 @@ final class WriteLockedClaim extends LeasingClaim {
     }
     sql.statements.with(
         c,
-        sql.leaseHeads(ids.size()),
+        sql.withIds(Sql.LEASE_HEADS, ids.size()),
         ps -> {
           bindLease(ps);
           ps.setInt(QueueSql.bindIds(ps, 3, ids), room);
@@ -141,7 +141,7 @@ final class WriteLockedClaim extends LeasingClaim {
     List<Claimed<T>> leased = new ArrayList<>(ids.size());
     sql.statements.with(
         c,
-        sql.leaseFollowers(ids.size()),
+        sql.withIds(Sql.LEASE_FOLLOWERS, ids.size()),
         ps -> {
           bindLease(ps);
           QueueSql.bindIds(ps, 3, ids);
