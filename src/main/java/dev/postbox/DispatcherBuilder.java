@@ -1,10 +1,8 @@
 package dev.postbox;
 
-import dev.postbox.internal.Listeners;
 import dev.postbox.internal.Require;
 import dev.postbox.internal.Rules;
 import dev.postbox.internal.recurring.RecurringJobs;
-import java.time.Duration;
 import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -12,10 +10,12 @@ import java.util.concurrent.ThreadLocalRandom;
 import javax.sql.DataSource;
 
 /**
- * The options of {@link Dispatcher.Builder}, in a file of their own: they and their Javadoc are the
- * public reference of every dispatcher setting. Only {@link Dispatcher.Builder} extends it.
+ * The options of {@link Dispatcher.Builder} that say what a dispatcher runs (an outbox, jobs,
+ * recurring jobs, an inbox), and its {@code build()}; how it runs them is set through {@link
+ * DispatcherTuning}. They and their Javadoc are the public reference of these settings. Only {@link
+ * Dispatcher.Builder} extends it.
  */
-abstract sealed class DispatcherBuilder permits Dispatcher.Builder {
+abstract sealed class DispatcherBuilder extends DispatcherTuning permits Dispatcher.Builder {
   private final DataSource dataSource;
   private Outbox outbox;
   private Transport transport;
@@ -23,20 +23,6 @@ abstract sealed class DispatcherBuilder permits Dispatcher.Builder {
   private Inbox inbox;
   private Map<String, JobHandler> handlers = Map.of();
   private final Map<String, RecurringJobs.Declared> recurring = new LinkedHashMap<>();
-  private int batchSize = 500;
-  private int concurrency = 16;
-  private int claimsInFlight = 2;
-  private Duration pollInterval = Duration.ofSeconds(1);
-  private Duration lease = Duration.ofMinutes(2);
-  private Duration sendTimeout = Duration.ofMinutes(1);
-  private int maxAttempts = 10;
-  private Backoff backoff = Backoff.exponential(Duration.ofSeconds(1), Duration.ofMinutes(10));
-  private String instanceId; // null: a new one for each built dispatcher
-  private Duration shutdownTimeout = Duration.ofSeconds(30);
-  private Duration cleanupInterval = Duration.ofMinutes(1);
-  private int vacuumEvery = 50_000;
-  private Listener listener = Listeners.NONE;
-  private Database database;
 
   DispatcherBuilder(DataSource dataSource) {
     this.dataSource = dataSource;
@@ -142,197 +128,6 @@ abstract sealed class DispatcherBuilder permits Dispatcher.Builder {
   }
 
   /**
-   * Rows claimed per round trip, 1 to 10,000; default 500. A lane holds at most about {@code
-   * (claimsInFlight + 1) × batchSize} claimed rows plus those being delivered, so lower it for
-   * large payloads.
-   *
-   * @param batchSize the most rows per claim
-   * @return this builder
-   * @throws InvalidValueException if the size is out of range
-   */
-  public Dispatcher.Builder batchSize(int batchSize) {
-    this.batchSize = Require.between("batchSize", batchSize, 1, 10_000);
-    return self();
-  }
-
-  /**
-   * Deliveries running at once per table, 1 to 10,000; default 16. A delivery is one message or
-   * job, the run of one key's messages on an outbox ordered by key, or one batch for a transport
-   * that is a {@link BatchTransport}.
-   *
-   * @param concurrency the most deliveries running at once per table
-   * @return this builder
-   * @throws InvalidValueException if the number is out of range
-   */
-  public Dispatcher.Builder concurrency(int concurrency) {
-    this.concurrency = Require.between("concurrency", concurrency, 1, 10_000);
-    return self();
-  }
-
-  /**
-   * Claims per table at once while claims come back full, 1 to 64; default 2. An idle table has one
-   * claim at a time; SQLite always has one. How the extra claims behave: docs/operations.md.
-   *
-   * @param claimsInFlight the most claims per table at once
-   * @return this builder
-   * @throws InvalidValueException if the number is out of range
-   */
-  public Dispatcher.Builder claimsInFlight(int claimsInFlight) {
-    this.claimsInFlight = Require.between("claimsInFlight", claimsInFlight, 1, 64);
-    return self();
-  }
-
-  /**
-   * Longest wait after a claim found nothing, 10 ms to 1 h; default 1 s. After a claim that found
-   * rows the first empty claim waits 1 ms, each further one twice as long up to this. {@link
-   * Dispatcher#wakeUp()} cuts it short.
-   *
-   * @param pollInterval the longest wait between empty claims
-   * @return this builder
-   * @throws InvalidValueException if the interval is null or out of range
-   */
-  public Dispatcher.Builder pollInterval(Duration pollInterval) {
-    this.pollInterval =
-        Require.between("pollInterval", pollInterval, Duration.ofMillis(10), Duration.ofHours(1));
-    return self();
-  }
-
-  /**
-   * How long a claim holds a row before another instance may take it over, 1 s to 1 day; default 2
-   * min. Renewed every third of it while the row is held, so long deliveries keep their rows.
-   *
-   * @param lease how long a claim holds a row without renewal
-   * @return this builder
-   * @throws InvalidValueException if the lease is null or out of range
-   */
-  public Dispatcher.Builder lease(Duration lease) {
-    this.lease = Require.between("lease", lease, Duration.ofSeconds(1), Duration.ofDays(1));
-    return self();
-  }
-
-  /**
-   * How long one {@link Transport#send} (or one {@link BatchTransport#sendBatch}, as a whole) may
-   * run, 1 s to 1 day; default 1 min. A send still running then is interrupted and counts as a
-   * failed attempt with a {@link java.util.concurrent.TimeoutException}; what follows:
-   * docs/outbox.md.
-   *
-   * @param sendTimeout the longest a send may run
-   * @return this builder
-   * @throws InvalidValueException if the timeout is null or out of range
-   */
-  public Dispatcher.Builder sendTimeout(Duration sendTimeout) {
-    this.sendTimeout =
-        Require.between("sendTimeout", sendTimeout, Duration.ofSeconds(1), Duration.ofDays(1));
-    return self();
-  }
-
-  /**
-   * Delivery attempts of an outbox message before it is parked, 1 to 1,000; default 10. (Jobs carry
-   * their own limit, set by {@link Jobs.Builder#maxAttempts} or {@link Job#maxAttempts}.)
-   *
-   * @param maxAttempts the attempt limit of outbox messages
-   * @return this builder
-   * @throws InvalidValueException if the limit is out of range
-   */
-  public Dispatcher.Builder maxAttempts(int maxAttempts) {
-    this.maxAttempts = Require.between("maxAttempts", maxAttempts, 1, 1_000);
-    return self();
-  }
-
-  /**
-   * Delay after a failed attempt; default exponential from 1 s, capped at 10 min, with jitter. Used
-   * for outbox messages and jobs alike.
-   *
-   * @param backoff the delay after each failed attempt
-   * @return this builder
-   * @throws InvalidValueException if {@code backoff} is null
-   */
-  public Dispatcher.Builder backoff(Backoff backoff) {
-    this.backoff = Require.notNull("backoff", backoff);
-    return self();
-  }
-
-  /**
-   * Written to {@code leased_by}; 1 to 100 characters, no control characters, no leading or
-   * trailing whitespace; default {@code postbox-<pid>-<random>}.
-   *
-   * @param instanceId the instance id; give each running dispatcher its own
-   * @return this builder
-   * @throws InvalidValueException if the id breaks the rules
-   */
-  public Dispatcher.Builder instanceId(String instanceId) {
-    this.instanceId = Rules.id("instanceId", instanceId, 100);
-    return self();
-  }
-
-  /**
-   * How long {@code close()} waits for running deliveries, per table, before it interrupts them, 0
-   * to 1 h; default 30 s.
-   *
-   * @param shutdownTimeout the wait per table
-   * @return this builder
-   * @throws InvalidValueException if the timeout is null or out of range
-   */
-  public Dispatcher.Builder shutdownTimeout(Duration shutdownTimeout) {
-    this.shutdownTimeout =
-        Require.between("shutdownTimeout", shutdownTimeout, Duration.ZERO, Duration.ofHours(1));
-    return self();
-  }
-
-  /**
-   * How often finished rows past their retention are deleted, 10 ms to 1 day; default 1 min.
-   *
-   * @param cleanupInterval the time between two cleanups
-   * @return this builder
-   * @throws InvalidValueException if the interval is null or out of range
-   */
-  public Dispatcher.Builder cleanupInterval(Duration cleanupInterval) {
-    this.cleanupInterval =
-        Require.between(
-            "cleanupInterval", cleanupInterval, Duration.ofMillis(10), Duration.ofDays(1));
-    return self();
-  }
-
-  /**
-   * On PostgreSQL, runs {@code VACUUM (ANALYZE)} on a table after this many of its rows finished, 0
-   * to 100,000,000, 0 for never; default 50,000. Dead entries at the head of the claim index
-   * otherwise slow every claim of a long drain until autovacuum comes by. Needs the table's owner;
-   * if refused, logged once and not tried again.
-   *
-   * @param rows the finished rows between two vacuums, or 0 for never
-   * @return this builder
-   * @throws InvalidValueException if the number is out of range
-   */
-  public Dispatcher.Builder vacuumEvery(int rows) {
-    this.vacuumEvery = Require.between("vacuumEvery", rows, 0, 100_000_000);
-    return self();
-  }
-
-  /**
-   * Metrics and tracing hooks; default none.
-   *
-   * @param listener the listener, called from the dispatcher's threads
-   * @return this builder
-   * @throws InvalidValueException if {@code listener} is null
-   */
-  public Dispatcher.Builder listener(Listener listener) {
-    this.listener = Require.notNull("listener", listener);
-    return self();
-  }
-
-  /**
-   * Forces the SQL dialect instead of detecting it from the database's metadata.
-   *
-   * @param database the database the data source is taken to be
-   * @return this builder
-   * @throws InvalidValueException if {@code database} is null
-   */
-  public Dispatcher.Builder database(Database database) {
-    this.database = Require.notNull("database", database);
-    return self();
-  }
-
-  /**
    * A dispatcher with these options, copied: changing this builder later changes nothing built.
    * Each dispatcher built without an {@code instanceId} gets its own. It does nothing until {@link
    * Dispatcher#start()}.
@@ -394,9 +189,5 @@ abstract sealed class DispatcherBuilder permits Dispatcher.Builder {
     byte[] random = new byte[3];
     ThreadLocalRandom.current().nextBytes(random);
     return "postbox-" + ProcessHandle.current().pid() + "-" + HexFormat.of().formatHex(random);
-  }
-
-  private Dispatcher.Builder self() {
-    return (Dispatcher.Builder) this;
   }
 }

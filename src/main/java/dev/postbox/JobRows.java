@@ -48,19 +48,20 @@ final class JobRows {
 
   /** How the engine sees the job table {@code table}. */
   static QueueTable<JobContext> queueTable(String table) {
-    return new QueueTable<>(
-        table,
-        "name, payload, max_attempts, dedupe_key, running_key, available_at, due_at, tick_at",
-        "id",
-        "name",
-        Home.common(Sql.JOBS_DONE_SET),
-        Home.common(Sql.JOBS_CLAIM_FILTER).replace("{table}", table),
-        Home.common(Sql.JOBS_CLAIM_SET),
-        "dedupe_key, running_key, due_at, tick_at",
-        JobRows::read,
-        null,
-        // a job's key moves to running_key when it is first claimed, as every failed job was
-        "COALESCE(running_key, dedupe_key)");
+    QueueTable.Columns columns =
+        new QueueTable.Columns(
+            "name, payload, max_attempts, dedupe_key, running_key, available_at, due_at, tick_at",
+            "id",
+            "name",
+            "dedupe_key, running_key, due_at, tick_at",
+            // a job's key moves to running_key when it is first claimed, as every failed job was
+            "COALESCE(running_key, dedupe_key)");
+    QueueTable.Clauses clauses =
+        new QueueTable.Clauses(
+            Home.common(Sql.JOBS_DONE_SET),
+            Home.common(Sql.JOBS_CLAIM_FILTER).replace("{table}", table),
+            Home.common(Sql.JOBS_CLAIM_SET));
+    return new QueueTable<>(table, columns, clauses, JobRows::read, null);
   }
 
   private static Claimed<JobContext> read(

@@ -77,18 +77,10 @@ final class OutboxRows {
 
   /** How the engine sees the outbox table {@code table}; {@code keyOrder} null if unordered. */
   static QueueTable<Envelope> queueTable(String table, KeyOrder keyOrder) {
-    return new QueueTable<>(
-        table,
-        "event_id, topic, msg_key, payload, headers",
-        "event_id",
-        "topic",
-        "",
-        "",
-        "",
-        "",
-        OutboxRows::read,
-        keyOrder,
-        KEY);
+    QueueTable.Columns columns =
+        new QueueTable.Columns(
+            "event_id, topic, msg_key, payload, headers", "event_id", "topic", "", KEY);
+    return new QueueTable<>(table, columns, QueueTable.Clauses.NONE, OutboxRows::read, keyOrder);
   }
 
   private static Claimed<Envelope> read(

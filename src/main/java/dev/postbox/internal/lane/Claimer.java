@@ -3,6 +3,7 @@ package dev.postbox.internal.lane;
 import dev.postbox.internal.dialect.Dialect;
 import dev.postbox.internal.jdbc.Retry;
 import dev.postbox.internal.sql.ClaimReport;
+import dev.postbox.internal.sql.ClaimRequest;
 import dev.postbox.internal.sql.ClaimStrategy;
 import dev.postbox.internal.sql.Claimed;
 import dev.postbox.internal.sql.Finish;
@@ -54,12 +55,13 @@ final class Claimer<T> {
    */
   ClaimReport claim(int limit, Probe probe, Finish finish, boolean searchAll, List<Claimed<T>> rows)
       throws SQLException {
+    ClaimRequest<T> request = new ClaimRequest<>(limit, probe, finish, searchAll, reader, rows);
     return Retry.transients(
         dialect::isTransient,
         () -> {
           rows.clear();
           try {
-            return gate.through(() -> claimOnce(limit, probe, finish, searchAll, rows));
+            return gate.through(() -> claimOnce(request));
           } catch (SQLException e) {
             if (finish != null && !(e instanceof NothingWritten)) {
               finish.maybeWritten = true;
@@ -71,9 +73,7 @@ final class Claimer<T> {
         e -> report.retried("claim", e instanceof NothingWritten n ? n.cause() : e));
   }
 
-  private ClaimReport claimOnce(
-      int limit, Probe probe, Finish finish, boolean searchAll, List<Claimed<T>> rows)
-      throws SQLException {
+  private ClaimReport claimOnce(ClaimRequest<T> request) throws SQLException {
     Connection borrowed;
     try {
       borrowed = dataSource.getConnection();
@@ -84,7 +84,7 @@ final class Claimer<T> {
       if (!c.getAutoCommit()) {
         c.setAutoCommit(true); // a pool may hand out either; start from a known state
       }
-      return strategy.claim(c, limit, probe, finish, searchAll, reader, rows);
+      return strategy.claim(c, request);
     }
   }
 

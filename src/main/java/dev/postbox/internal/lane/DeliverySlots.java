@@ -2,7 +2,6 @@ package dev.postbox.internal.lane;
 
 import dev.postbox.internal.sql.Claimed;
 import java.time.Duration;
-import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -28,7 +27,6 @@ final class DeliverySlots<T> {
 
   private final String name;
   private final int concurrency;
-  private final int batchSize;
   private final OutcomeQueue outcomes;
   private final Outage outage;
   private final BooleanSupplier stopping;
@@ -37,11 +35,8 @@ final class DeliverySlots<T> {
   private final Thread.Builder threads;
   private final ReentrantLock lock = new ReentrantLock();
   private final Condition slotFreed = lock.newCondition();
-  private final Condition roomFreed = lock.newCondition(); // fewer than a batch of rows wait
   private volatile int running; // written under lock; read without it
-  private final ArrayDeque<List<Claimed<T>>> waiting = new ArrayDeque<>(); // guarded by lock
-  private int waitingRows; // the rows in waiting; guarded by lock
-  private int roomWaiters; // loops in awaitRoom; guarded by lock
+  private final WaitingDeliveries<T> waiting; // guarded by lock
   private final Set<Thread> deliveries = new HashSet<>(); // guarded by lock
 
   /**
@@ -57,7 +52,7 @@ final class DeliverySlots<T> {
       Function<List<Claimed<T>>, Runnable> task) {
     this.name = name;
     this.concurrency = concurrency;
-    this.batchSize = batchSize;
+    this.waiting = new WaitingDeliveries<>(lock, batchSize);
     this.outcomes = outcomes;
     this.outage = outage;
     this.stopping = stopping;
@@ -115,7 +110,6 @@ final class DeliverySlots<T> {
       startedRows.add(rows);
     } else {
       waiting.add(rows);
-      waitingRows += rows.size();
     }
   }
 
@@ -142,18 +136,11 @@ final class DeliverySlots<T> {
       deliveries.remove(delivery);
       if (!waiting.isEmpty() && (stopping.getAsBoolean() || outage.active())) {
         // queued before this slot is freed, so close() cannot stop the writer before them
-        for (List<Claimed<T>> rows : waiting) {
-          handedBack += release(rows);
-        }
-        waiting.clear();
-        waitingRows = 0;
-        roomFreed();
+        handedBack = release(waiting.takeAll());
       }
       nextRows = waiting.poll();
       if (nextRows != null) {
         next = thread(nextRows); // the slot passes on: running stays as it is
-        waitingRows -= nextRows.size();
-        roomFreed();
       } else {
         running--;
         idle = running == 0;
@@ -238,13 +225,10 @@ final class DeliverySlots<T> {
    * refunded.
    */
   void handBackWaiting() {
-    List<Claimed<T>> rows = new ArrayList<>();
+    List<Claimed<T>> rows;
     lock.lock();
     try {
-      waiting.forEach(rows::addAll);
-      waiting.clear();
-      waitingRows = 0;
-      roomFreed();
+      rows = waiting.takeAll();
     } finally {
       lock.unlock();
     }
@@ -294,21 +278,9 @@ final class DeliverySlots<T> {
   boolean awaitRoom() {
     lock.lock();
     try {
-      roomWaiters++;
-      while (waitingRows >= batchSize && !stopping.getAsBoolean()) {
-        roomFreed.awaitUninterruptibly();
-      }
-      return !stopping.getAsBoolean();
+      return waiting.awaitRoom(stopping);
     } finally {
-      roomWaiters--;
       lock.unlock();
-    }
-  }
-
-  /** Under the lock: wakes the loops in awaitRoom once there is room. */
-  private void roomFreed() {
-    if (roomWaiters > 0 && waitingRows < batchSize) {
-      roomFreed.signalAll();
     }
   }
 
@@ -317,7 +289,7 @@ final class DeliverySlots<T> {
     lock.lock();
     try {
       slotFreed.signalAll();
-      roomFreed.signalAll();
+      waiting.wakeAll();
     } finally {
       lock.unlock();
     }

@@ -61,9 +61,9 @@ public final class Lanes {
 
   /** The columns of a lane's {@code table} its start checks. */
   public static String checkedColumns(QueueTable<?> table) {
-    String columns = Startup.QUEUE_COLUMNS + ", " + table.itemColumns();
-    if (!table.checkedColumns().isEmpty()) {
-      columns += ", " + table.checkedColumns();
+    String columns = Startup.QUEUE_COLUMNS + ", " + table.columns().item();
+    if (!table.columns().checked().isEmpty()) {
+      columns += ", " + table.columns().checked();
     }
     return columns;
   }

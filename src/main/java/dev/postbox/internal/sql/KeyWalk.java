@@ -153,7 +153,7 @@ final class KeyWalk {
     if (sql.text(Sql.PARKED_OF_KEYS) == null || heads.isEmpty()) {
       return parked;
     }
-    try (PreparedStatement ps = c.prepareStatement(sql.parkedOfKeys(heads.size()))) {
+    try (PreparedStatement ps = c.prepareStatement(sql.withIds(Sql.PARKED_OF_KEYS, heads.size()))) {
       int p = 1;
       for (Head head : heads) {
         ps.setString(p++, head.key());

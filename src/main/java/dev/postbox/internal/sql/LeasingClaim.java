@@ -32,6 +32,13 @@ abstract class LeasingClaim implements ClaimStrategy {
     return searchAll ? walk.everyHead(c, room) : new KeyWalk.Found(walk.next(c, room), false);
   }
 
+  /** Finishes {@code finish} (none if null) inside a claim's transaction; sets its written. */
+  void finish(Connection c, Finish finish) throws SQLException {
+    if (finish != null) {
+      finish.written = sql.finish(c, owner, finish.claims, finish.ids, keepDone);
+    }
+  }
+
   /**
    * Binds the lease's owner and length as a claim statement's first two parameters; returns the
    * index of the next.

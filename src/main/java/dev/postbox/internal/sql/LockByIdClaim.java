@@ -26,25 +26,15 @@ class LockByIdClaim extends LeasingClaim {
   }
 
   @Override
-  public <T> ClaimReport claim(
-      Connection c,
-      int limit,
-      Probe probe,
-      Finish finish,
-      boolean searchAll,
-      RowReader<T> reader,
-      List<Claimed<T>> into)
-      throws SQLException {
+  public <T> ClaimReport claim(Connection c, ClaimRequest<T> request) throws SQLException {
     c.setAutoCommit(false);
     boolean committing = false;
     try {
-      if (finish != null) {
-        finish.written = sql.finish(c, owner, finish.claims, finish.ids, keepDone);
-      }
+      finish(c, request.finish());
       // read after the finish, so that rows committed meanwhile are in this claim, not the next
-      boolean searchedAll = lockWithRuns(c, limit, probe, searchAll, reader, into);
-      lease(c, ids(into, true), false);
-      lease(c, ids(into, false), true);
+      boolean searchedAll = lockWithRuns(c, request);
+      lease(c, ids(request.into(), true), false);
+      lease(c, ids(request.into(), false), true);
       committing = true;
       c.commit();
       return ClaimReport.searched(searchedAll);
@@ -82,7 +72,7 @@ class LockByIdClaim extends LeasingClaim {
       return;
     }
     try (PreparedStatement ps =
-        c.prepareStatement(run ? sql.leaseRun(ids.size()) : sql.lease(ids.size()))) {
+        c.prepareStatement(sql.withIds(run ? Sql.LEASE_RUN : Sql.LEASE, ids.size()))) {
       bindLease(ps);
       QueueSql.bindIds(ps, 3, ids);
       ps.executeUpdate();
@@ -90,19 +80,16 @@ class LockByIdClaim extends LeasingClaim {
   }
 
   /**
-   * Locks up to {@code limit} due rows into {@code into} ({@link #lock}); on a table ordered by
-   * key, with the runs behind the heads ({@link #addRuns}), and if the window was full and the
-   * claim is still short, the heads a walk over the keys finds ({@link KeyWalk}; every key's if
-   * {@code searchAll}), with their runs. Returns whether every claimable row was looked at.
+   * Locks the request's rows into its {@code into} ({@link #lock}); on a table ordered by key, with
+   * the runs behind the heads ({@link #addRuns}), and if the window was full and the claim is still
+   * short, the heads a walk over the keys finds ({@link KeyWalk}; every key's if {@code
+   * searchAll}), with their runs. Returns whether every claimable row was looked at.
    */
-  <T> boolean lockWithRuns(
-      Connection c,
-      int limit,
-      Probe probe,
-      boolean searchAll,
-      RowReader<T> reader,
-      List<Claimed<T>> into)
-      throws SQLException {
+  <T> boolean lockWithRuns(Connection c, ClaimRequest<T> request) throws SQLException {
+    int limit = request.limit();
+    Probe probe = request.probe();
+    RowReader<T> reader = request.reader();
+    List<Claimed<T>> into = request.into();
     int window = lock(c, limit, probe, reader, into);
     addRuns(c, limit, probe, reader, into);
     if (probe != null || sql.keyOrder == null) {
@@ -112,7 +99,7 @@ class LockByIdClaim extends LeasingClaim {
       return walk.windowHeldAll(window);
     }
     int room = limit - into.size();
-    KeyWalk.Found found = headsBeyond(c, room, searchAll);
+    KeyWalk.Found found = headsBeyond(c, room, request.searchAll());
     List<Long> far = new ArrayList<>(found.ids());
     Set<Long> taken = new HashSet<>();
     into.forEach(row -> taken.add(row.id()));
@@ -185,7 +172,7 @@ class LockByIdClaim extends LeasingClaim {
       return;
     }
     List<Claimed<T>> locked = new ArrayList<>(ids.size());
-    try (PreparedStatement ps = c.prepareStatement(sql.lockFollowers(ids.size()))) {
+    try (PreparedStatement ps = c.prepareStatement(sql.withIds(Sql.LOCK_FOLLOWERS, ids.size()))) {
       QueueSql.bindIds(ps, 1, ids);
       try (ResultSet rs = ps.executeQuery()) {
         ClaimedRows.read(rs, sql, 1, false, reader, locked, null, null);

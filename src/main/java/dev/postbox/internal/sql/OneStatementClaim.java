@@ -19,21 +19,15 @@ final class OneStatementClaim extends LeasingClaim {
   }
 
   @Override
-  public <T> ClaimReport claim(
-      Connection c,
-      int limit,
-      Probe probe,
-      Finish finish,
-      boolean searchAll,
-      RowReader<T> reader,
-      List<Claimed<T>> into)
-      throws SQLException {
-    Finish carried = probe == null ? finish : null;
-    boolean runs = probe == null && sql.runsInClaim(); // a probe is one row
-    if (!runs) {
-      claimRows(c, limit, probe, carried, reader, into);
+  public <T> ClaimReport claim(Connection c, ClaimRequest<T> request) throws SQLException {
+    Finish carried = request.probe() == null ? request.finish() : null;
+    if (request.probe() != null || !sql.runsInClaim()) { // a probe is one row
+      claimRows(c, request, carried);
       return ClaimReport.ALL;
     }
+    int limit = request.limit();
+    RowReader<T> reader = request.reader();
+    List<Claimed<T>> into = request.into();
     int window = claimRuns(c, carried, List.of(), limit, reader, into);
     if (!walk.wanted(window, into.size(), limit)) {
       return ClaimReport.searched(walk.windowHeldAll(window));
@@ -45,7 +39,7 @@ final class OneStatementClaim extends LeasingClaim {
     int room = limit - into.size();
     KeyWalk.Found far;
     try {
-      far = headsBeyond(c, room, searchAll);
+      far = headsBeyond(c, room, request.searchAll());
     } catch (SQLException e) {
       return new ClaimReport(false, new NothingWritten(e));
     }
@@ -63,14 +57,9 @@ final class OneStatementClaim extends LeasingClaim {
   }
 
   /** A claim of rows in due order, or a probe. */
-  private <T> void claimRows(
-      Connection c,
-      int limit,
-      Probe probe,
-      Finish carried,
-      RowReader<T> reader,
-      List<Claimed<T>> into)
+  private <T> void claimRows(Connection c, ClaimRequest<T> request, Finish carried)
       throws SQLException {
+    Probe probe = request.probe();
     String statement;
     if (probe != null) {
       statement = sql.probe(probe);
@@ -87,10 +76,10 @@ final class OneStatementClaim extends LeasingClaim {
           if (carried != null) {
             QueueSql.bindFence(ps, p, owner, carried.claims, carried.ids);
           } else if (probe != null) { // a normal claim's limit is the batch size, in its SQL
-            ps.setInt(QueueSql.bindIds(ps, p, probe.excluded()), limit);
+            ps.setInt(QueueSql.bindIds(ps, p, probe.excluded()), request.limit());
           }
           try (ResultSet rs = ps.executeQuery()) {
-            ClaimedRows.read(rs, sql, 0, true, reader, into, carried, null);
+            ClaimedRows.read(rs, sql, 0, true, request.reader(), request.into(), carried, null);
           }
           return null;
         });

@@ -36,21 +36,14 @@ final class PipelinedClaim extends LockByIdClaim {
   }
 
   @Override
-  public <T> ClaimReport claim(
-      Connection c,
-      int limit,
-      Probe probe,
-      Finish finish,
-      boolean searchAll,
-      RowReader<T> reader,
-      List<Claimed<T>> into)
-      throws SQLException {
+  public <T> ClaimReport claim(Connection c, ClaimRequest<T> request) throws SQLException {
     boolean committing = false;
     try (Statement s = c.createStatement()) {
       try { // a batch may have started the transaction before one of its statements failed
         for (String statement : sql.beginClaim) {
           s.addBatch(statement);
         }
+        Finish finish = request.finish();
         if (finish != null) {
           s.addBatch(
               inlined(
@@ -66,14 +59,14 @@ final class PipelinedClaim extends LockByIdClaim {
         }
         // the candidates are read after the begin, not before it in auto-commit: a round trip
         // between that read and the locking one leaves rows committed meanwhile to the next claim
-        boolean searchedAll = lockWithRuns(c, limit, probe, searchAll, reader, into);
-        List<Long> heads = ids(into, true);
+        boolean searchedAll = lockWithRuns(c, request);
+        List<Long> heads = ids(request.into(), true);
         if (!heads.isEmpty()) {
-          s.addBatch(inlined(sql.lease(heads.size()), leaseMillis, heads));
+          s.addBatch(inlined(sql.withIds(Sql.LEASE, heads.size()), leaseMillis, heads));
         }
-        List<Long> runs = ids(into, false); // not charged an attempt until sent
+        List<Long> runs = ids(request.into(), false); // not charged an attempt until sent
         if (!runs.isEmpty()) {
-          s.addBatch(inlined(sql.leaseRun(runs.size()), leaseMillis, runs));
+          s.addBatch(inlined(sql.withIds(Sql.LEASE_RUN, runs.size()), leaseMillis, runs));
         }
         s.addBatch(Jdbc.COMMIT);
         committing = true; // the COMMIT runs even if the UPDATE before it fails

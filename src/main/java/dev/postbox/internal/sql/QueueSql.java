@@ -87,14 +87,14 @@ public final class QueueSql {
             ? home.template(Sql.FINISHED_IDS)
             : null;
     String filter =
-        t.claimFilter()
+        t.clauses().claimFilter()
             + (order == null || !heads
                 ? ""
                 : order.headFilter(t.name(), finished, home.headCheckPerState));
     return template
         .replace("{after}", "{key} > ? AND ")
         .replace("{table}", t.name())
-        .replace("{columns}", t.itemColumns())
+        .replace("{columns}", t.columns().item())
         .replace("{filter}", filter)
         .replace("{key}", order == null ? "NULL" : order.keyColumn())
         .replace(
@@ -103,11 +103,11 @@ public final class QueueSql {
         .replace("{blocked}", order == null ? "0" : order.behindParkedCount(t.name()))
         .replace("{key}", order == null ? "NULL" : order.keyColumn())
         .replace("{table}", t.name())
-        .replace("{claimSet}", t.claimSet())
-        .replace("{doneSet}", t.doneSet())
-        .replace("{ref}", t.refColumn())
-        .replace("{topic}", t.topicColumn())
-        .replace("{listedKey}", t.listedKey())
+        .replace("{claimSet}", t.clauses().claimSet())
+        .replace("{doneSet}", t.clauses().doneSet())
+        .replace("{ref}", t.columns().ref())
+        .replace("{topic}", t.columns().topic())
+        .replace("{listedKey}", t.columns().listedKey())
         .replace("{limit}", Integer.toString(batchSize))
         .replace("{window}", Integer.toString(2 * batchSize))
         .replace("{windowKey}", order == null ? "" : ", " + order.keyColumn() + " AS claim_key")
@@ -137,6 +137,11 @@ public final class QueueSql {
 
   private static String ids(String template, int n) {
     return template.replace("{ids}", SqlText.marks(n));
+  }
+
+  /** The statement {@code name}, whose list of ids (or keys) has {@code n} of them. */
+  String withIds(Sql name, int n) {
+    return ids(text(name), n);
   }
 
   private static String excluded(String template, int n) {
@@ -170,15 +175,6 @@ public final class QueueSql {
             ? template.replace("ORDER BY id DESC", "ORDER BY available_at, id")
             : template;
     return t.replace("{excluded}", (probe.fresh() ? " AND attempts = 0" : "") + "{excluded}");
-  }
-
-  String lease(int n) {
-    return ids(text(Sql.LEASE), n);
-  }
-
-  /** {@link Sql#LEASE_RUN} of {@code n} rows. */
-  String leaseRun(int n) {
-    return ids(text(Sql.LEASE_RUN), n);
   }
 
   /** The finish of {@code n} rows: {@link Sql#DONE} if they are kept, else delete. */
@@ -218,23 +214,6 @@ public final class QueueSql {
           .append(text(Sql.FOLLOWERS).replace("{n}", Integer.toString(i)));
     }
     return sql.toString();
-  }
-
-  String lockFollowers(int n) {
-    return ids(text(Sql.LOCK_FOLLOWERS), n);
-  }
-
-  /** {@link Sql#PARKED_OF_KEYS} of {@code n} keys. */
-  String parkedOfKeys(int n) {
-    return ids(text(Sql.PARKED_OF_KEYS), n);
-  }
-
-  String leaseHeads(int n) {
-    return ids(text(Sql.LEASE_HEADS), n);
-  }
-
-  String leaseFollowers(int n) {
-    return ids(text(Sql.LEASE_FOLLOWERS), n);
   }
 
   /** Binds {@code ids} (if any) from parameter {@code p}; returns the next parameter's index. */
@@ -331,15 +310,10 @@ public final class QueueSql {
     }
   }
 
-  /** {@link Sql#EXTEND} of {@code n} rows. */
-  String extend(int n) {
-    return ids(text(Sql.EXTEND), n);
-  }
-
   /** {@link Sql#EXTEND}: renews the leases of {@code ids} still held by {@code owner}. */
   public void extend(Connection c, long leaseMillis, String owner, List<Long> ids)
       throws SQLException {
-    try (PreparedStatement ps = c.prepareStatement(extend(ids.size()))) {
+    try (PreparedStatement ps = c.prepareStatement(withIds(Sql.EXTEND, ids.size()))) {
       ps.setLong(1, leaseMillis);
       ps.setString(2, owner);
       bindIds(ps, 3, ids);

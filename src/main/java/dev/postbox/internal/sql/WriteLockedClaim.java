@@ -22,24 +22,18 @@ final class WriteLockedClaim extends LeasingClaim {
   }
 
   @Override
-  public <T> ClaimReport claim(
-      Connection c,
-      int limit,
-      Probe probe,
-      Finish finish,
-      boolean searchAll,
-      RowReader<T> reader,
-      List<Claimed<T>> into)
-      throws SQLException {
+  public <T> ClaimReport claim(Connection c, ClaimRequest<T> request) throws SQLException {
+    int limit = request.limit();
+    Probe probe = request.probe();
+    RowReader<T> reader = request.reader();
+    List<Claimed<T>> into = request.into();
     boolean committing = false;
     try (Statement s = c.createStatement()) {
       try {
         for (String begin : sql.beginClaim) {
           s.execute(begin);
         }
-        if (finish != null) {
-          finish.written = sql.finish(c, owner, finish.claims, finish.ids, keepDone);
-        }
+        finish(c, request.finish());
         boolean heads = probe == null && sql.text(Sql.CLAIM_HEADS) != null;
         sql.statements.with(
             c,
@@ -67,7 +61,7 @@ final class WriteLockedClaim extends LeasingClaim {
           searchedAll = walk.windowHeldAll(window);
           if (walk.wanted(window, into.size(), limit)) {
             List<Claimed<T>> far = new ArrayList<>();
-            searchedAll = addFarHeads(c, limit - into.size(), searchAll, into, reader, far);
+            searchedAll = addFarHeads(c, limit - into.size(), request, far);
             if (!far.isEmpty()) {
               addRuns(c, limit - into.size(), reader, far);
             }
@@ -109,33 +103,27 @@ final class WriteLockedClaim extends LeasingClaim {
 
   /**
    * Leases into {@code far} up to {@code room} heads a walk over the keys finds ({@link KeyWalk};
-   * every key's if {@code searchAll}), but those {@code into} holds already; the write lock is
-   * held. Returns whether the walk offered every claimable row.
+   * every key's if {@code searchAll}), but those the request's {@code into} holds already; the
+   * write lock is held. Returns whether the walk offered every claimable row.
    */
   private <T> boolean addFarHeads(
-      Connection c,
-      int room,
-      boolean searchAll,
-      List<Claimed<T>> into,
-      RowReader<T> reader,
-      List<Claimed<T>> far)
-      throws SQLException {
-    KeyWalk.Found found = headsBeyond(c, room, searchAll);
+      Connection c, int room, ClaimRequest<T> request, List<Claimed<T>> far) throws SQLException {
+    KeyWalk.Found found = headsBeyond(c, room, request.searchAll());
     List<Long> ids = new ArrayList<>(found.ids());
     Set<Long> taken = new HashSet<>();
-    into.forEach(row -> taken.add(row.id()));
+    request.into().forEach(row -> taken.add(row.id()));
     ids.removeIf(taken::contains);
     if (ids.isEmpty()) {
       return found.everyHead();
     }
     sql.statements.with(
         c,
-        sql.leaseHeads(ids.size()),
+        sql.withIds(Sql.LEASE_HEADS, ids.size()),
         ps -> {
           bindLease(ps);
           ps.setInt(QueueSql.bindIds(ps, 3, ids), room);
           try (ResultSet rs = ps.executeQuery()) {
-            ClaimedRows.read(rs, sql, 0, true, reader, far, null, null);
+            ClaimedRows.read(rs, sql, 0, true, request.reader(), far, null, null);
           }
           return null;
         });
@@ -153,7 +141,7 @@ final class WriteLockedClaim extends LeasingClaim {
     List<Claimed<T>> leased = new ArrayList<>(ids.size());
     sql.statements.with(
         c,
-        sql.leaseFollowers(ids.size()),
+        sql.withIds(Sql.LEASE_FOLLOWERS, ids.size()),
         ps -> {
           bindLease(ps);
           QueueSql.bindIds(ps, 3, ids);

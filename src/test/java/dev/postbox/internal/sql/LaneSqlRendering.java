@@ -128,7 +128,7 @@ public final class LaneSqlRendering {
         out.add(
             "lease-heads-" + n,
             "leased_by, lease millis, the " + n + " ids, the limit",
-            sql.leaseHeads(n));
+            sql.withIds(Sql.LEASE_HEADS, n));
       }
     }
     if (sql.keyOrder != null) {
@@ -137,7 +137,7 @@ public final class LaneSqlRendering {
         out.add(
             "lease-followers-" + n,
             "leased_by, lease millis, the " + n + " ids",
-            sql.leaseFollowers(n));
+            sql.withIds(Sql.LEASE_FOLLOWERS, n));
       }
     }
     probes();
@@ -153,13 +153,17 @@ public final class LaneSqlRendering {
     }
     for (int n : COUNTS) {
       out.add("lock-candidates-" + n, "the " + n + " ids, the limit", sql.lockCandidates(n, null));
-      out.add("lease-" + n, "leased_by, lease millis, the " + n + " ids", sql.lease(n));
+      out.add(
+          "lease-" + n, "leased_by, lease millis, the " + n + " ids", sql.withIds(Sql.LEASE, n));
     }
     if (sql.keyOrder != null) {
       followers();
       for (int n : COUNTS) {
-        out.add("lock-followers-" + n, "the " + n + " ids", sql.lockFollowers(n));
-        out.add("lease-run-" + n, "leased_by, lease millis, the " + n + " ids", sql.leaseRun(n));
+        out.add("lock-followers-" + n, "the " + n + " ids", sql.withIds(Sql.LOCK_FOLLOWERS, n));
+        out.add(
+            "lease-run-" + n,
+            "leased_by, lease millis, the " + n + " ids",
+            sql.withIds(Sql.LEASE_RUN, n));
       }
     }
     if (!outbox) {
@@ -200,12 +204,15 @@ public final class LaneSqlRendering {
     PipelinedClaim claim = new PipelinedClaim(sql, OWNER, LEASE_MILLIS, false);
     String values =
         "none: written in (leased_by '" + OWNER + "', lease millis " + LEASE_MILLIS + ", ids 1, 2)";
-    out.add("pipelined-lease-example", values, claim.inlined(sql.lease(2), LEASE_MILLIS, ids(2)));
+    out.add(
+        "pipelined-lease-example",
+        values,
+        claim.inlined(sql.withIds(Sql.LEASE, 2), LEASE_MILLIS, ids(2)));
     if (sql.keyOrder != null) {
       out.add(
           "pipelined-lease-run-example",
           values,
-          claim.inlined(sql.leaseRun(2), LEASE_MILLIS, ids(2)));
+          claim.inlined(sql.withIds(Sql.LEASE_RUN, 2), LEASE_MILLIS, ids(2)));
     }
   }
 
@@ -255,7 +262,7 @@ public final class LaneSqlRendering {
     out.add("unkeyed-due", "how many", sql.text(Sql.UNKEYED_DUE));
     if (sql.text(Sql.PARKED_OF_KEYS) != null) {
       for (int n : COUNTS) {
-        out.add("parked-of-keys-" + n, "the " + n + " keys", sql.parkedOfKeys(n));
+        out.add("parked-of-keys-" + n, "the " + n + " keys", sql.withIds(Sql.PARKED_OF_KEYS, n));
       }
     }
   }
@@ -280,7 +287,8 @@ public final class LaneSqlRendering {
           sql.text(Sql.RELEASE_TO));
     }
     for (int n : COUNTS) {
-      out.add("extend-" + n, "lease millis, leased_by, the " + n + " ids", sql.extend(n));
+      out.add(
+          "extend-" + n, "lease millis, leased_by, the " + n + " ids", sql.withIds(Sql.EXTEND, n));
     }
     if (!outbox) {
       out.add("cleanup", "-retention millis, the limit", sql.text(Sql.CLEANUP));

@@ -67,13 +67,9 @@ class MariaDbClaimPlanTest {
             Dialects.of(Database.MYSQL),
             new QueueTable<>(
                 "postbox_jobs",
-                "name, payload, max_attempts",
-                "id",
-                "name",
-                "",
-                JOBS_CLAIM_FILTER,
-                "",
-                "",
+                new QueueTable.Columns("name, payload, max_attempts", "id", "name", "", "NULL"),
+                new QueueTable.Clauses("", JOBS_CLAIM_FILTER, ""),
+                null,
                 null),
             100);
     try (Connection c = db.dataSource().getConnection();
@@ -109,16 +105,15 @@ class MariaDbClaimPlanTest {
             Dialects.of(Database.MYSQL),
             new QueueTable<>(
                 "postbox_outbox",
-                "event_id, topic, msg_key, payload, headers",
-                "event_id",
-                "topic",
-                "",
-                "",
-                "",
-                "",
+                new QueueTable.Columns(
+                    "event_id, topic, msg_key, payload, headers",
+                    "event_id",
+                    "topic",
+                    "",
+                    "msg_key"),
+                QueueTable.Clauses.NONE,
                 null,
-                new KeyOrder("msg_key", true),
-                "msg_key"),
+                new KeyOrder("msg_key", true)),
             100);
     try (Connection c = db.dataSource().getConnection();
         Statement s = c.createStatement()) {
@@ -210,7 +205,12 @@ class MariaDbClaimPlanTest {
     QueueSql sql =
         QueueSql.of(
             Dialects.of(Database.MYSQL),
-            new QueueTable<>(table, columns, "id", "name", "", "", "", "", null),
+            new QueueTable<>(
+                table,
+                new QueueTable.Columns(columns, "id", "name", "", "NULL"),
+                QueueTable.Clauses.NONE,
+                null,
+                null),
             100);
     try (Connection c = db.dataSource().getConnection();
         Statement s = c.createStatement()) {

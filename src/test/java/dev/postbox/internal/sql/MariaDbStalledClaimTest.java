@@ -145,15 +145,10 @@ class MariaDbStalledClaimTest {
       List<Claimed<Long>> rows = new ArrayList<>();
       try (Connection c = dataSource.getConnection()) {
         c.setAutoCommit(true);
-        strategy.claim(
-            c,
-            limit,
-            null,
-            finish,
-            false,
+        RowReader<Long> reader =
             (rs, dialect, id, attempt, claims, leased) ->
-                new Claimed<>(id, attempt, claims, 0, rs.getString("event_id"), "t", id),
-            rows);
+                new Claimed<>(id, attempt, claims, 0, rs.getString("event_id"), "t", id);
+        strategy.claim(c, new ClaimRequest<>(limit, null, finish, false, reader, rows));
       }
       return rows;
     }
@@ -162,7 +157,11 @@ class MariaDbStalledClaimTest {
   private TestClaimer claimer(DataSource dataSource, String instance) {
     QueueTable<Long> table =
         new QueueTable<>(
-            "postbox_outbox", "event_id, topic", "event_id", "topic", "", "", "", "", null);
+            "postbox_outbox",
+            new QueueTable.Columns("event_id, topic", "event_id", "topic", "", "NULL"),
+            QueueTable.Clauses.NONE,
+            null,
+            null);
     QueueSql sql = QueueSql.of(Dialects.of(Database.MYSQL), table, 10);
     return new TestClaimer(dataSource, sql.claims(instance, Duration.ofSeconds(60), false));
   }

@@ -50,16 +50,11 @@ class PostgresClaimPlanTest {
         Dialects.of(Database.POSTGRESQL),
         new QueueTable<>(
             "postbox_outbox",
-            "event_id, topic, msg_key, payload, headers",
-            "event_id",
-            "topic",
-            "",
-            "",
-            "",
-            "",
+            new QueueTable.Columns(
+                "event_id, topic, msg_key, payload, headers", "event_id", "topic", "", "msg_key"),
+            QueueTable.Clauses.NONE,
             null,
-            order,
-            "msg_key"),
+            order),
         100);
   }
 
