@@ -3,19 +3,17 @@ package dev.postbox.kafka;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.postbox.BatchTransport;
 import dev.postbox.Dispatcher;
-import dev.postbox.Envelope;
 import dev.postbox.Transport;
 import dev.postbox.testing.Await;
+import dev.postbox.testing.ChildProcess;
+import dev.postbox.testing.CountingBatchTransport;
+import dev.postbox.testing.KeySequenceCheck;
+import dev.postbox.testing.KeyWriters;
+import dev.postbox.testing.OrderLedger;
 import dev.postbox.testing.Sql;
-import java.util.ArrayList;
-import java.util.List;
-import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ConcurrentLinkedQueue;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicInteger;
+import dev.postbox.testing.SteadyWriter;
+import java.time.Duration;
 import java.util.function.IntPredicate;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -37,7 +35,7 @@ public abstract class KafkaEndToEndContractTest extends KafkaEndToEndFixture {
 
   @Test
   void tenThousandEventsTenPercentRolledBackAreConsumedOnceEach() throws Exception {
-    KafkaInboxConsumer consumer = consumer(4, Orders.effects("test"));
+    KafkaInboxConsumer consumer = consumer(4, OrderLedger.effects("test"));
     // one message per send (a method reference is no BatchTransport); the other tests
     // hand whole claims to sendBatch
     Transport oneByOne = transport()::send;
@@ -48,22 +46,14 @@ public abstract class KafkaEndToEndContractTest extends KafkaEndToEndFixture {
     int committed = orders.write(EVENTS, 8, rollsBack, dispatcher);
     assertEquals(EVENTS - EVENTS / 10, committed);
 
-    Await.until(
-        WAIT,
-        "every committed event applied",
-        () -> consumer.stats().handled() >= committed && orders.outboxRows() == 0);
-    long records = broker.records(topic);
-    Await.until(WAIT, "every record consumed", () -> consumer.stats().finished() >= records);
-    dispatcher.close();
+    long records = drained(consumer, committed, dispatcher);
 
     KafkaInboxConsumer.Stats stats = consumer.stats();
-    orders.assertEffectsExactlyOnce(committed);
+    assertExactlyOnce(committed, records, stats);
     assertEquals(committed, events.delivered.get(), "sent");
     assertEquals(committed, stats.handled());
-    assertEquals(records - committed, stats.duplicates(), "inbox hits = duplicate records");
     assertEquals(0, stats.rejected());
     assertEquals(committed, orders.inboxRows());
-    assertEquals(0, orders.parkedRows());
     report(
         "10k events, 10% rolled back, send",
         "added=%d committed=%d rolledBack=%d sent=%d records=%d effects=%d inboxHits=%d"
@@ -83,10 +73,10 @@ public abstract class KafkaEndToEndContractTest extends KafkaEndToEndFixture {
   void dispatcherKilledMidRunLosesNothingAndDuplicatesAtMostWhatWasInFlight() throws Exception {
     int n = EVENTS / 2;
     orders.write(n, 8, i -> false, null);
-    KafkaInboxConsumer consumer = consumer(4, Orders.effects("test"));
-    KafkaDispatcherProcess.Running child =
-        register(KafkaDispatcherProcess.start(broker.bootstrapServers(), "e2e-child", db))
-            .awaitReady();
+    KafkaInboxConsumer consumer = consumer(4, OrderLedger.effects("test"));
+    ChildProcess child =
+        register(KafkaDispatcherProcess.start(broker.bootstrapServers(), "e2e-child", db));
+    child.awaitLine(KafkaDispatcherProcess.READY);
     Await.until(WAIT, "a third sent by the child", () -> orders.outboxRows() <= n - n / 3);
     child.kill();
     long leftAtKill = orders.outboxRows();
@@ -95,20 +85,12 @@ public abstract class KafkaEndToEndContractTest extends KafkaEndToEndFixture {
 
     // another dispatcher takes over once the killed one's leases run out
     Dispatcher dispatcher = started(dispatcher(transport()));
-    Await.until(
-        WAIT,
-        "every event applied",
-        () -> consumer.stats().handled() >= n && orders.outboxRows() == 0);
-    long records = broker.records(topic);
-    Await.until(WAIT, "every record consumed", () -> consumer.stats().finished() >= records);
-    dispatcher.close();
+    long records = drained(consumer, n, dispatcher);
 
     KafkaInboxConsumer.Stats stats = consumer.stats();
-    orders.assertEffectsExactlyOnce(n);
+    assertExactlyOnce(n, records, stats);
     long duplicates = records - n;
-    assertEquals(duplicates, stats.duplicates(), "inbox hits = duplicate records");
     assertTrue(duplicates <= inFlight, duplicates + " duplicates > " + inFlight + " in flight");
-    assertEquals(0, orders.parkedRows());
     report(
         "dispatcher kill -9",
         "committed=%d leftAtKill=%d inFlightAtKill=%d recordsAtKill=%d records=%d lost=%d"
@@ -126,65 +108,31 @@ public abstract class KafkaEndToEndContractTest extends KafkaEndToEndFixture {
 
   @Test
   void brokerStoppedMidRunParksNothingAndLosesNothing() throws Exception {
-    KafkaInboxConsumer consumer = consumer(2, Orders.effects("test"));
+    KafkaInboxConsumer consumer = consumer(2, OrderLedger.effects("test"));
     Dispatcher dispatcher = started(dispatcher(transport()));
 
     // a steady stream of business transactions before, during and after the outage
-    AtomicBoolean writing = new AtomicBoolean(true);
-    AtomicInteger committed = new AtomicInteger();
-    ConcurrentLinkedQueue<Throwable> errors = new ConcurrentLinkedQueue<>();
-    Thread writer =
-        Thread.ofVirtual()
-            .start(
-                () -> {
-                  try {
-                    while (writing.get()) {
-                      int from = committed.get();
-                      Sql.commit(
-                          ds,
-                          c -> {
-                            for (int i = from; i < from + 20; i++) {
-                              orders.add(c, "order-" + i, "order-" + i);
-                            }
-                          });
-                      committed.addAndGet(20);
-                      dispatcher.wakeUp();
-                      Thread.sleep(50);
-                    }
-                  } catch (Throwable e) {
-                    errors.add(e);
-                  }
-                });
+    SteadyWriter writer = new SteadyWriter(ds, orders, 20, Duration.ofMillis(50), dispatcher);
     long outageMillis;
     int committedBefore;
     int committedDuring;
     try {
       Await.until(WAIT, "some events applied before the outage", () -> orders.effects() >= 200);
-      committedBefore = committed.get();
+      committedBefore = writer.committed();
       outageMillis = outage();
-      committedDuring = committed.get() - committedBefore;
+      committedDuring = writer.committed() - committedBefore;
       Await.until(WAIT, "some events sent after the outage", () -> events.recoveries.get() > 0);
     } finally {
-      writing.set(false);
-      writer.join();
+      writer.stop();
     }
-    assertTrue(errors.isEmpty(), () -> "writer failed: " + errors);
-    int total = committed.get();
+    int total = writer.committed();
 
-    Await.until(
-        WAIT,
-        "every committed event applied",
-        () -> consumer.stats().handled() >= total && orders.outboxRows() == 0);
-    long records = broker.records(topic);
-    Await.until(WAIT, "every record consumed", () -> consumer.stats().finished() >= records);
-    dispatcher.close();
+    long records = drained(consumer, total, dispatcher);
 
     KafkaInboxConsumer.Stats stats = consumer.stats();
-    orders.assertEffectsExactlyOnce(total);
-    assertEquals(0, orders.parkedRows(), "parked");
+    assertExactlyOnce(total, records, stats);
     assertEquals(0, events.parked.get(), "parked events");
     assertTrue(events.outages.get() >= 1, "outage detected");
-    assertEquals(records - total, stats.duplicates(), "inbox hits = duplicate records");
     report(
         "broker stopped " + OUTAGE_MILLIS / 1000 + " s",
         "committed=%d (before=%d during=%d) outage=%d ms records=%d sendFailures=%d lost=%d"
@@ -210,45 +158,12 @@ public abstract class KafkaEndToEndContractTest extends KafkaEndToEndFixture {
   @Test
   void orderedRunKeepsPerKeyOrderAcrossADispatcherKillAndABrokerStop() throws Exception {
     int total = KEYS * PER_KEY;
-    Map<String, Integer> lastApplied = new ConcurrentHashMap<>();
-    AtomicInteger inversions = new AtomicInteger();
-    KafkaInboxConsumer.Handler effects = Orders.effects("test");
-    KafkaInboxConsumer consumer =
-        consumer(
-            4,
-            (tx, envelope) -> {
-              effects.handle(tx, envelope);
-              int seq = Integer.parseInt(envelope.eventId().substring(envelope.key().length() + 1));
-              // the inbox lets each event through once; the next one of its key must be seq + 1
-              Integer last = lastApplied.put(envelope.key(), seq);
-              if (seq != (last == null ? 0 : last + 1)) {
-                inversions.incrementAndGet();
-              }
-            });
-    KafkaDispatcherProcess.Running child =
-        register(KafkaDispatcherProcess.start(broker.bootstrapServers(), "e2e-child", db))
-            .awaitReady();
-    ConcurrentLinkedQueue<Throwable> errors = new ConcurrentLinkedQueue<>();
-    List<Thread> writers = new ArrayList<>();
-    for (int w = 0; w < 10; w++) {
-      int writer = w;
-      writers.add(
-          Thread.ofVirtual()
-              .start(
-                  () -> {
-                    try {
-                      for (int seq = 0; seq < PER_KEY; seq++) {
-                        for (int k = writer; k < KEYS; k += 10) {
-                          String key = "key" + k;
-                          String id = key + "-" + seq;
-                          Sql.commit(ds, c -> orders.add(c, id, key));
-                        }
-                      }
-                    } catch (Throwable e) {
-                      errors.add(e);
-                    }
-                  }));
-    }
+    KeySequenceCheck order = new KeySequenceCheck(OrderLedger.effects("test"));
+    KafkaInboxConsumer consumer = consumer(4, order);
+    ChildProcess child =
+        register(KafkaDispatcherProcess.start(broker.bootstrapServers(), "e2e-child", db));
+    child.awaitLine(KafkaDispatcherProcess.READY);
+    KeyWriters writers = new KeyWriters(ds, orders, KEYS, PER_KEY, Duration.ZERO, null);
     long inFlight;
     long outageMillis;
     Dispatcher dispatcher;
@@ -260,29 +175,14 @@ public abstract class KafkaEndToEndContractTest extends KafkaEndToEndFixture {
       Await.until(WAIT, "half sent", () -> broker.records(topic) >= total / 2);
       outageMillis = outage();
     } finally {
-      for (Thread t : writers) {
-        t.join();
-      }
+      writers.join();
     }
-    assertTrue(errors.isEmpty(), () -> "writers failed: " + errors);
-    Await.until(
-        WAIT,
-        "every committed event applied",
-        () -> consumer.stats().handled() >= total && orders.outboxRows() == 0);
-    long records = broker.records(topic);
-    Await.until(WAIT, "every record consumed", () -> consumer.stats().finished() >= records);
-    dispatcher.close();
+    long records = drained(consumer, total, dispatcher);
 
     KafkaInboxConsumer.Stats stats = consumer.stats();
-    orders.assertEffectsExactlyOnce(total);
-    assertEquals(0, inversions.get(), "per-key inversions at the consumer");
-    assertEquals(KEYS, lastApplied.size(), "keys seen");
-    for (Integer last : lastApplied.values()) {
-      assertEquals(PER_KEY - 1, last, "each key's last event applied last");
-    }
-    assertEquals(0, orders.parkedRows(), "parked");
+    assertExactlyOnce(total, records, stats);
+    order.assertInOrder(KEYS, PER_KEY, "consumer");
     assertTrue(events.outages.get() >= 1, "outage detected");
-    assertEquals(records - total, stats.duplicates(), "inbox hits = duplicate records");
     report(
         "ordered, dispatcher kill -9 and broker stopped " + OUTAGE_MILLIS / 1000 + " s",
         "keys=%d perKey=%d partitions=%d committed=%d inFlightAtKill=%d outage=%d ms"
@@ -293,7 +193,7 @@ public abstract class KafkaEndToEndContractTest extends KafkaEndToEndFixture {
         total,
         inFlight,
         outageMillis,
-        inversions.get(),
+        order.inversions(),
         total - orders.effects(),
         records,
         stats.duplicates(),
@@ -311,26 +211,8 @@ public abstract class KafkaEndToEndContractTest extends KafkaEndToEndFixture {
   void batchHandOffSendsWholeClaimsAndParksOnlyTheRecordsTooLarge() throws Exception {
     int n = EVENTS / 5;
     int tooLarge = n / 100;
-    KafkaInboxConsumer consumer = consumer(4, Orders.effects("test"));
-    KafkaTransport kafka = transport();
-    AtomicInteger batches = new AtomicInteger();
-    AtomicInteger batched = new AtomicInteger();
-    AtomicInteger single = new AtomicInteger();
-    Transport counting =
-        new BatchTransport() {
-          @Override
-          public void send(Envelope envelope) throws Exception {
-            single.incrementAndGet();
-            kafka.send(envelope);
-          }
-
-          @Override
-          public void sendBatch(List<Envelope> batch) throws Exception {
-            batches.incrementAndGet();
-            batched.addAndGet(batch.size());
-            kafka.sendBatch(batch);
-          }
-        };
+    KafkaInboxConsumer consumer = consumer(4, OrderLedger.effects("test"));
+    CountingBatchTransport counting = new CountingBatchTransport(transport());
     Dispatcher dispatcher = started(dispatcher(counting).maxAttempts(2));
     for (int i = 0; i < tooLarge; i++) {
       String id = "large-" + i;
@@ -352,16 +234,16 @@ public abstract class KafkaEndToEndContractTest extends KafkaEndToEndFixture {
     assertEquals(0, stats.duplicates(), "inbox hits");
     assertEquals(tooLarge, events.parked.get(), "parked events");
     assertEquals(0, events.outages.get(), "outages");
-    assertEquals(0, single.get(), "envelopes sent one by one");
-    assertEquals(n + 2 * tooLarge, batched.get(), "envelopes handed over in batches");
+    assertEquals(0, counting.single.get(), "envelopes sent one by one");
+    assertEquals(n + 2 * tooLarge, counting.batched.get(), "envelopes handed over in batches");
     report(
         "batch hand-off",
         "added=%d tooLarge=%d batches=%d envelopesInBatches=%d records=%d effects=%d inboxHits=%d"
             + " parked=%d outages=%d",
         n + tooLarge,
         tooLarge,
-        batches.get(),
-        batched.get(),
+        counting.batches.get(),
+        counting.batched.get(),
         broker.records(topic),
         orders.effects(),
         stats.duplicates(),

@@ -1,15 +1,19 @@
 package dev.postbox.kafka;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
 import dev.postbox.DatabaseTest;
 import dev.postbox.Dispatcher;
 import dev.postbox.Inbox;
 import dev.postbox.Outbox;
 import dev.postbox.Transport;
 import dev.postbox.testing.Await;
+import dev.postbox.testing.Closer;
+import dev.postbox.testing.DispatchEvents;
+import dev.postbox.testing.InboxHandler;
+import dev.postbox.testing.OrderLedger;
 import java.time.Duration;
-import java.util.List;
 import java.util.UUID;
-import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
@@ -17,8 +21,8 @@ import org.junit.jupiter.api.BeforeEach;
 
 /**
  * What the Kafka end-to-end tests share: one {@link KafkaBroker} per class, a topic of 8 partitions
- * and fresh {@link Orders} tables per test, the dispatcher settings, the transport and consumer
- * they use, closing everything a test opened, and the one-line report of counts.
+ * and fresh {@link OrderLedger} tables per test, the dispatcher settings, the transport and
+ * consumer they use, closing everything a test opened, and the one-line report of counts.
  */
 abstract class KafkaEndToEndFixture extends DatabaseTest {
   static final int PARTITIONS = 8;
@@ -27,17 +31,17 @@ abstract class KafkaEndToEndFixture extends DatabaseTest {
 
   private final Outbox outbox = Outbox.builder().build();
   private final Inbox inbox = Inbox.builder().build();
-  private final List<AutoCloseable> closeAfter = new CopyOnWriteArrayList<>();
+  private final Closer closer = new Closer();
   KafkaBroker broker;
-  Orders orders;
-  DispatchCounts events;
+  OrderLedger orders;
+  DispatchEvents events;
   String topic;
   private long startedNanos;
 
   @BeforeAll
   void startBroker() {
     broker = KafkaBroker.startNew();
-    orders = new Orders(ds, outbox);
+    orders = new OrderLedger(ds, outbox);
   }
 
   @AfterAll
@@ -49,7 +53,7 @@ abstract class KafkaEndToEndFixture extends DatabaseTest {
   @BeforeEach
   void topicAndTables() throws Exception {
     startedNanos = System.nanoTime();
-    events = new DispatchCounts();
+    events = new DispatchEvents();
     topic = "postbox-e2e-" + UUID.randomUUID();
     broker.createTopic(topic, PARTITIONS);
     orders.reset(topic);
@@ -57,10 +61,7 @@ abstract class KafkaEndToEndFixture extends DatabaseTest {
 
   @AfterEach
   void closeAndDeleteTopic() throws Exception {
-    for (AutoCloseable c : closeAfter.reversed()) {
-      c.close();
-    }
-    closeAfter.clear();
+    closer.close();
     broker.deleteTopic(topic);
   }
 
@@ -82,16 +83,41 @@ abstract class KafkaEndToEndFixture extends DatabaseTest {
     return (System.nanoTime() - stopped) / 1_000_000;
   }
 
+  /**
+   * Waits until {@code consumer} applied the {@code committed} events and the outbox is empty, then
+   * until it read every record in the topic; closes {@code dispatcher}. Returns the records.
+   */
+  long drained(KafkaInboxConsumer consumer, long committed, Dispatcher dispatcher) {
+    Await.until(
+        WAIT,
+        "every committed event applied",
+        () -> consumer.stats().handled() >= committed && orders.outboxRows() == 0);
+    long records = broker.records(topic);
+    Await.until(WAIT, "every record consumed", () -> consumer.stats().finished() >= records);
+    dispatcher.close();
+    return records;
+  }
+
+  /**
+   * Each committed event applied exactly once, no row parked, and every record beyond the events an
+   * inbox hit.
+   */
+  void assertExactlyOnce(long committed, long records, KafkaInboxConsumer.Stats stats) {
+    orders.assertEffectsExactlyOnce(committed);
+    assertEquals(0, orders.parkedRows(), "parked");
+    assertEquals(records - committed, stats.duplicates(), "inbox hits = duplicate records");
+  }
+
   KafkaTransport transport() {
     return register(KafkaTransport.builder(broker.bootstrapServers()).build());
   }
 
-  KafkaInboxConsumer consumer(int threads, KafkaInboxConsumer.Handler handler) {
+  KafkaInboxConsumer consumer(int threads, InboxHandler handler) {
     return register(
         KafkaInboxConsumer.builder(broker.bootstrapServers(), ds, inbox)
             .topic(topic)
-            .name(Orders.CONSUMER)
-            .group(Orders.CONSUMER + "-" + topic)
+            .name(OrderLedger.CONSUMER)
+            .group(OrderLedger.CONSUMER + "-" + topic)
             .threads(threads)
             .retryDelay(Duration.ofMillis(50))
             .handler(handler)
@@ -107,8 +133,7 @@ abstract class KafkaEndToEndFixture extends DatabaseTest {
   }
 
   <T extends AutoCloseable> T register(T closeable) {
-    closeAfter.add(closeable);
-    return closeable;
+    return closer.register(closeable);
   }
 
   void report(String test, String format, Object... args) {

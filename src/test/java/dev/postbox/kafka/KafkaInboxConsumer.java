@@ -2,8 +2,8 @@ package dev.postbox.kafka;
 
 import dev.postbox.Envelope;
 import dev.postbox.Inbox;
+import dev.postbox.testing.InboxConsumerBuilder;
 import java.nio.charset.StandardCharsets;
-import java.sql.Connection;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -43,12 +43,6 @@ import org.slf4j.LoggerFactory;
 public final class KafkaInboxConsumer implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(KafkaInboxConsumer.class);
 
-  /** Applies one event's side effects on {@code tx}, the transaction that claimed it. */
-  @FunctionalInterface
-  public interface Handler {
-    void handle(Connection tx, Envelope envelope) throws Exception;
-  }
-
   /**
    * What this consumer saw: {@code handled} events applied, {@code duplicates} records absorbed by
    * the inbox, {@code failed} attempts rolled back and read again, {@code rejected} invalid
@@ -80,11 +74,11 @@ public final class KafkaInboxConsumer implements AutoCloseable {
 
   /** Subscribes and starts the threads. */
   public KafkaInboxConsumer start() {
-    for (int i = 0; i < config.threads; i++) {
+    for (int i = 0; i < config.parallelism(); i++) {
       KafkaConsumer<String, String> consumer = new KafkaConsumer<>(config.properties());
       threads.add(
           Thread.ofPlatform()
-              .name("postbox-kafka-consumer-" + config.name + "-" + i)
+              .name("postbox-kafka-consumer-" + config.inboxName() + "-" + i)
               .start(() -> run(consumer)));
     }
     return this;
@@ -118,7 +112,7 @@ public final class KafkaInboxConsumer implements AutoCloseable {
             if (!handle(record)) {
               // read it again next poll: nothing after it in this partition may go first
               consumer.seek(partition, record.offset());
-              sleep(config.retryDelay);
+              config.pauseAfterFailure();
               break;
             }
             done.put(partition, new OffsetAndMetadata(record.offset() + 1));
@@ -146,22 +140,9 @@ public final class KafkaInboxConsumer implements AutoCloseable {
       return true;
     }
     Envelope envelope = envelope(record, eventId);
-    try (Connection tx = config.dataSource.getConnection()) {
-      tx.setAutoCommit(false);
-      try {
-        boolean first = config.inbox.claim(tx, config.name, eventId);
-        if (first) {
-          config.handler.handle(tx, envelope);
-        }
-        tx.commit();
-        (first ? handled : duplicates).increment();
-        return true;
-      } catch (Exception e) {
-        tx.rollback();
-        throw e;
-      } finally {
-        tx.setAutoCommit(true);
-      }
+    try {
+      (config.applyOnce(envelope) ? handled : duplicates).increment();
+      return true;
     } catch (Exception e) {
       failed.increment();
       log.debug("handling {} failed, reading it again: {}", eventId, e.toString());
@@ -207,14 +188,6 @@ public final class KafkaInboxConsumer implements AutoCloseable {
     return h == null || h.value() == null ? null : new String(h.value(), StandardCharsets.UTF_8);
   }
 
-  private static void sleep(Duration d) {
-    try {
-      Thread.sleep(d);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-    }
-  }
-
   /** Before partitions move to another member, commits what was handled from them. */
   private static final class CommitOnRevoke implements ConsumerRebalanceListener {
     private final KafkaConsumer<String, String> consumer;
@@ -242,21 +215,14 @@ public final class KafkaInboxConsumer implements AutoCloseable {
   }
 
   /** Configures a {@link KafkaInboxConsumer}. Not thread-safe. */
-  public static final class Builder {
+  public static final class Builder extends InboxConsumerBuilder<Builder> {
     private final String bootstrapServers;
-    private final DataSource dataSource;
-    private final Inbox inbox;
     private String topic;
     private String group;
-    private String name;
-    private Handler handler;
-    private int threads = 1;
-    private Duration retryDelay = Duration.ofMillis(200);
 
     private Builder(String bootstrapServers, DataSource dataSource, Inbox inbox) {
+      super(dataSource, inbox);
       this.bootstrapServers = Objects.requireNonNull(bootstrapServers, "bootstrapServers");
-      this.dataSource = Objects.requireNonNull(dataSource, "dataSource");
-      this.inbox = Objects.requireNonNull(inbox, "inbox");
     }
 
     public Builder topic(String topic) {
@@ -270,43 +236,26 @@ public final class KafkaInboxConsumer implements AutoCloseable {
       return this;
     }
 
-    /** This consumer's name in the inbox: one row per name and event. */
-    public Builder name(String name) {
-      this.name = Objects.requireNonNull(name, "name");
-      return this;
-    }
-
-    public Builder handler(Handler handler) {
-      this.handler = Objects.requireNonNull(handler, "handler");
-      return this;
-    }
-
     /** Consumers of the group in this instance, one thread each, 1 to 64; default 1. */
     public Builder threads(int threads) {
-      if (threads < 1 || threads > 64) {
-        throw new IllegalArgumentException("threads must be between 1 and 64 but was " + threads);
-      }
-      this.threads = threads;
-      return this;
+      return parallelism("threads", threads);
     }
 
     /** Pause before a failed record is read again; default 200 ms. */
     public Builder retryDelay(Duration delay) {
-      this.retryDelay = Objects.requireNonNull(delay, "retryDelay");
-      return this;
+      return failurePause("retryDelay", delay);
     }
 
     public KafkaInboxConsumer build() {
       Objects.requireNonNull(topic, "topic");
-      Objects.requireNonNull(name, "name");
-      Objects.requireNonNull(handler, "handler");
+      requireNameAndHandler();
       return new KafkaInboxConsumer(this);
     }
 
     private Properties properties() {
       Properties p = new Properties();
       p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
-      p.put(ConsumerConfig.GROUP_ID_CONFIG, group == null ? name : group);
+      p.put(ConsumerConfig.GROUP_ID_CONFIG, group == null ? inboxName() : group);
       p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false); // committed after the inbox's commit
       p.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
       p.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, 200);

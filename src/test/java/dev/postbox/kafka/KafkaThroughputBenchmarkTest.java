@@ -7,7 +7,7 @@ import dev.postbox.Message;
 import dev.postbox.Outbox;
 import dev.postbox.Transport;
 import dev.postbox.testing.Await;
-import dev.postbox.testing.Sql;
+import dev.postbox.testing.Backlog;
 import dev.postbox.testing.TestDatabase;
 import java.time.Duration;
 import java.util.List;
@@ -76,26 +76,12 @@ class KafkaThroughputBenchmarkTest {
     broker.createTopic(topic, KafkaEndToEndFixture.PARTITIONS);
     try {
       Outbox outbox = Outbox.builder().build();
-      for (int from = 0; from < messages; from += 1_000) {
-        int start = from;
-        Sql.commit(
-            db.dataSource(),
-            c -> {
-              for (int i = start; i < Math.min(start + 1_000, messages); i++) {
-                outbox.add(
-                    c, Message.of(topic, "{\"n\":" + i + "}").eventId("e-" + i).key("k" + i));
-              }
-            });
-      }
-      // statistics for the planner, as autovacuum gives a table that has been in use (the
-      // project's other benchmarks do the same): a fresh table planned as empty drains slowly
-      try (var c = db.dataSource().getConnection();
-          var s = c.createStatement()) {
-        s.execute(
-            database.equals("postgresql")
-                ? "VACUUM ANALYZE postbox_outbox"
-                : "ANALYZE TABLE postbox_outbox");
-      }
+      Backlog.commit(
+          db,
+          database,
+          outbox,
+          messages,
+          i -> Message.of(topic, "{\"n\":" + i + "}").eventId("e-" + i).key("k" + i));
       // a method reference overrides only send: the dispatcher sends one message per thread
       Transport transport = mode.equals("send") ? kafka::send : kafka;
       LongAdder read = new LongAdder();

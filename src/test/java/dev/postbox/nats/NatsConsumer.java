@@ -2,6 +2,7 @@ package dev.postbox.nats;
 
 import dev.postbox.Envelope;
 import dev.postbox.Inbox;
+import dev.postbox.testing.InboxConsumerBuilder;
 import io.nats.client.Connection;
 import io.nats.client.JetStream;
 import io.nats.client.JetStreamSubscription;
@@ -39,12 +40,6 @@ import org.slf4j.LoggerFactory;
  */
 public final class NatsConsumer implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(NatsConsumer.class);
-
-  /** Applies one event's side effects on {@code tx}, the transaction that claimed it. */
-  @FunctionalInterface
-  public interface Handler {
-    void handle(java.sql.Connection tx, Envelope envelope) throws Exception;
-  }
 
   /**
    * What this consumer saw: {@code handled} events applied, {@code duplicates} deliveries absorbed
@@ -87,7 +82,7 @@ public final class NatsConsumer implements AutoCloseable {
   /** Binds to the durable (which must exist) and starts the workers. */
   public NatsConsumer start() throws Exception {
     JetStream js = config.connection.jetStream();
-    for (int i = 0; i < config.workers; i++) {
+    for (int i = 0; i < config.parallelism(); i++) {
       JetStreamSubscription sub =
           js.subscribe(null, PullSubscribeOptions.bind(config.stream, config.durable));
       workers.add(
@@ -123,7 +118,7 @@ public final class NatsConsumer implements AutoCloseable {
       } catch (RuntimeException e) {
         // disconnected (the reconnect buffer is off) or the server restarting: pull again soon
         log.debug("pulling from {} failed: {}", config.durable, e.toString());
-        sleep(config.nakDelay);
+        config.pauseAfterFailure();
       }
     }
     sub.unsubscribe();
@@ -142,24 +137,12 @@ public final class NatsConsumer implements AutoCloseable {
     }
     Envelope envelope = envelope(m);
     boolean first;
-    try (java.sql.Connection tx = config.dataSource.getConnection()) {
-      tx.setAutoCommit(false);
-      try {
-        first = config.inbox.claim(tx, config.name, envelope.eventId());
-        if (first) {
-          config.handler.handle(tx, envelope);
-        }
-        tx.commit();
-      } catch (Exception e) {
-        tx.rollback();
-        throw e;
-      } finally {
-        tx.setAutoCommit(true);
-      }
+    try {
+      first = config.applyOnce(envelope);
     } catch (Exception e) {
       failed.increment();
       log.debug("handling {} failed, nak: {}", envelope.eventId(), e.toString());
-      m.nakWithDelay(config.nakDelay); // no hot loop while the database is down
+      m.nakWithDelay(config.failurePause()); // no hot loop while the database is down
       return;
     }
     (first ? handled : duplicates).increment();
@@ -207,33 +190,18 @@ public final class NatsConsumer implements AutoCloseable {
         createdAt == null ? null : Instant.parse(createdAt));
   }
 
-  private static void sleep(Duration d) {
-    try {
-      Thread.sleep(d);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-    }
-  }
-
   /** Configures a {@link NatsConsumer}. Not thread-safe. */
-  public static final class Builder {
+  public static final class Builder extends InboxConsumerBuilder<Builder> {
     private final Connection connection;
-    private final DataSource dataSource;
-    private final Inbox inbox;
     private String stream;
     private String durable;
-    private String name;
-    private Handler handler;
-    private int workers = 1;
     private int batch = 50;
     private Duration pullWait = Duration.ofMillis(500);
-    private Duration nakDelay = Duration.ofMillis(200);
     private Predicate<Envelope> beforeAck = e -> true;
 
     private Builder(Connection connection, DataSource dataSource, Inbox inbox) {
+      super(dataSource, inbox);
       this.connection = Objects.requireNonNull(connection, "connection");
-      this.dataSource = Objects.requireNonNull(dataSource, "dataSource");
-      this.inbox = Objects.requireNonNull(inbox, "inbox");
     }
 
     /** The stream and its durable pull consumer to bind to (both must exist). */
@@ -243,39 +211,20 @@ public final class NatsConsumer implements AutoCloseable {
       return this;
     }
 
-    /** This consumer group's name in the inbox (one row per name and event). */
-    public Builder name(String name) {
-      this.name = Objects.requireNonNull(name, "name");
-      return this;
-    }
-
-    public Builder handler(Handler handler) {
-      this.handler = Objects.requireNonNull(handler, "handler");
-      return this;
-    }
-
     /** Threads pulling in parallel, each handling one message at a time; default 1. */
     public Builder workers(int workers) {
-      if (workers < 1 || workers > 64) {
-        throw new IllegalArgumentException("workers must be between 1 and 64 but was " + workers);
-      }
-      this.workers = workers;
-      return this;
+      return parallelism("workers", workers);
     }
 
     /** Messages asked for per pull request, 1 to 1000; default 50. */
     public Builder batch(int batch) {
-      if (batch < 1 || batch > 1000) {
-        throw new IllegalArgumentException("batch must be between 1 and 1000 but was " + batch);
-      }
-      this.batch = batch;
+      this.batch = between("batch", batch, 1, 1000);
       return this;
     }
 
     /** Delay before a failed message is redelivered, and pause after a failed pull; 200 ms. */
     public Builder nakDelay(Duration delay) {
-      this.nakDelay = Objects.requireNonNull(delay, "nakDelay");
-      return this;
+      return failurePause("nakDelay", delay);
     }
 
     /** Test seam: runs after the commit; false skips the ack, as if the consumer died there. */
@@ -286,8 +235,7 @@ public final class NatsConsumer implements AutoCloseable {
 
     public NatsConsumer build() {
       Objects.requireNonNull(stream, "stream");
-      Objects.requireNonNull(name, "name");
-      Objects.requireNonNull(handler, "handler");
+      requireNameAndHandler();
       return new NatsConsumer(this);
     }
   }

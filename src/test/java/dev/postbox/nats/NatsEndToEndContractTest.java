@@ -3,13 +3,14 @@ package dev.postbox.nats;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import com.zaxxer.hikari.HikariDataSource;
 import dev.postbox.Dispatcher;
 import dev.postbox.Envelope;
 import dev.postbox.testing.Await;
+import dev.postbox.testing.ChildProcess;
+import dev.postbox.testing.CountingTransport;
+import dev.postbox.testing.OrderLedger;
 import dev.postbox.testing.Sql;
-import java.nio.file.Files;
-import java.nio.file.Path;
+import dev.postbox.testing.SteadyWriter;
 import java.time.Duration;
 import java.util.Map;
 import java.util.UUID;
@@ -41,7 +42,7 @@ public abstract class NatsEndToEndContractTest extends NatsEndToEndFixture {
             prefix + ".>",
             1_000,
             4,
-            Ledger.effects("test"),
+            OrderLedger.effects("test"),
             e -> !e.eventId().endsWith("50") || withheld.put(e.eventId(), true) != null);
     NatsTransport nats = transport();
     CountingTransport transport = new CountingTransport(nats);
@@ -61,7 +62,13 @@ public abstract class NatsEndToEndContractTest extends NatsEndToEndFixture {
         String id = "order-" + i;
         nats.send(
             new Envelope(
-                id, Ledger.TOPIC, id, Ledger.payload(id), Map.of("traceparent", "x"), 2, null));
+                id,
+                OrderLedger.TOPIC,
+                id,
+                OrderLedger.payload(id),
+                Map.of("traceparent", "x"),
+                2,
+                null));
         resent++;
       }
     }
@@ -80,7 +87,7 @@ public abstract class NatsEndToEndContractTest extends NatsEndToEndFixture {
     assertEquals(withheld.size(), stats.duplicates(), "inbox hits = duplicate deliveries");
     assertEquals(withheld.size(), stats.redelivered(), "redeliveries");
     assertEquals(committed, stats.handled());
-    assertEquals(committed, orders.inboxRows(CONSUMER));
+    assertEquals(committed, orders.inboxRows());
     assertEquals(0, orders.parkedRows());
     report(
         "10k events, 10% rolled back",
@@ -107,7 +114,7 @@ public abstract class NatsEndToEndContractTest extends NatsEndToEndFixture {
   void dispatcherKilledMidRunLosesNothingAndItsInFlightSendsAreDroppedAsDuplicates()
       throws Exception {
     NatsConsumer consumer =
-        consumer("all", prefix + ".>", 1_000, 4, Ledger.effects("test"), e -> true);
+        consumer("all", prefix + ".>", 1_000, 4, OrderLedger.effects("test"), e -> true);
     // a backlog, so the kill lands while claims are being sent, and a steady stream after it
     int backlog = 3_000;
     for (int from = 0; from < backlog; from += 100) {
@@ -116,25 +123,23 @@ public abstract class NatsEndToEndContractTest extends NatsEndToEndFixture {
           ds,
           c -> {
             for (int i = first; i < first + 100; i++) {
-              orders.addOrder(c, "backlog-" + i, "backlog-" + i);
+              orders.add(c, "backlog-" + i, "backlog-" + i);
             }
           });
     }
     SteadyWriter writer = new SteadyWriter(ds, orders, 20, Duration.ofMillis(20), null);
     String instance = "nats-child-" + UUID.randomUUID();
-    Path log = Files.createTempFile("postbox-nats-dispatcher-", ".log");
-    Process child =
-        NatsDispatcherProcess.start(
-            (HikariDataSource) ds, server.url(), prefix, PARTITIONS, instance, log);
+    ChildProcess child =
+        NatsDispatcherProcess.start(db, server.url(), prefix, PARTITIONS, instance);
     long inFlight;
     long consumedAtKill;
     long publishedAtKill;
     NatsTransport nats;
     CountingTransport transport;
     try {
-      NatsDispatcherProcess.awaitReady(child, log);
+      child.awaitLine(NatsDispatcherProcess.READY);
       Await.until(WAIT, "1,000 published before the kill", () -> messages() >= 1_000);
-      NatsDispatcherProcess.kill9(child);
+      child.kill();
       consumedAtKill = orders.effects();
       publishedAtKill = messages();
       inFlight = orders.leasedBy(instance);
@@ -145,9 +150,8 @@ public abstract class NatsEndToEndContractTest extends NatsEndToEndFixture {
       writer.dispatcher = replacement;
       Await.until(WAIT, "the replacement publishing", () -> transport.sent() >= 500);
     } finally {
-      child.destroyForcibly();
+      child.close();
       writer.stop();
-      Files.deleteIfExists(log);
     }
     int total = backlog + writer.committed();
     Await.until(
@@ -193,7 +197,7 @@ public abstract class NatsEndToEndContractTest extends NatsEndToEndFixture {
   @Tag("long")
   void serverStoppedTenSecondsMidRunParksNothingAndLosesNothing() throws Exception {
     NatsConsumer consumer =
-        consumer("all", prefix + ".>", 1_000, 4, Ledger.effects("test"), e -> true);
+        consumer("all", prefix + ".>", 1_000, 4, OrderLedger.effects("test"), e -> true);
     NatsTransport nats = transport();
     CountingTransport transport = new CountingTransport(nats);
     Dispatcher dispatcher = started(dispatcher(transport));
@@ -229,7 +233,7 @@ public abstract class NatsEndToEndContractTest extends NatsEndToEndFixture {
     assertTrue(events.outages.get() >= 1, "outage detected");
     assertEquals(total, stats.handled());
     assertEquals(stats.redelivered(), stats.duplicates(), "inbox hits = redeliveries");
-    assertEquals(total, orders.inboxRows(CONSUMER));
+    assertEquals(total, orders.inboxRows());
     report(
         "server stopped 10 s",
         "committed=%d (before=%d, while down≈%d) outage=%d ms, dispatch resumed %d ms and all"

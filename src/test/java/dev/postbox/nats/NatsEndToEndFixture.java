@@ -6,11 +6,14 @@ import dev.postbox.Inbox;
 import dev.postbox.Outbox;
 import dev.postbox.Transport;
 import dev.postbox.testing.Await;
+import dev.postbox.testing.Closer;
+import dev.postbox.testing.DispatchEvents;
+import dev.postbox.testing.InboxHandler;
+import dev.postbox.testing.OrderLedger;
 import io.nats.client.Connection;
 import io.nats.client.JetStreamManagement;
 import java.time.Duration;
 import java.util.List;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BooleanSupplier;
 import java.util.function.Predicate;
@@ -21,12 +24,11 @@ import org.junit.jupiter.api.BeforeEach;
 
 /**
  * What the NATS end-to-end tests share: a {@code nats-server} child process per class (so a test
- * can stop it and start it again), a stream and fresh {@link Ledger} tables per test, the
+ * can stop it and start it again), a stream and fresh {@link OrderLedger} tables per test, the
  * transport, consumer and dispatcher they use, closing everything a test opened, and the one-line
  * report of counts.
  */
 abstract class NatsEndToEndFixture extends DatabaseTest {
-  static final String CONSUMER = "e2e-orders";
   static final Duration WAIT = Duration.ofSeconds(Long.getLong("nats.waitSeconds", 180));
   private static final Duration ACK_WAIT = Duration.ofSeconds(3);
   static final int PARTITIONS = 4;
@@ -34,8 +36,9 @@ abstract class NatsEndToEndFixture extends DatabaseTest {
 
   private final Outbox outbox = Outbox.builder().build();
   private final Inbox inbox = Inbox.builder().build();
-  private final List<AutoCloseable> closeAfter = new CopyOnWriteArrayList<>();
-  Ledger orders;
+  private final Closer closer = new Closer();
+  OrderLedger orders;
+  NatsAdmin nats;
   NatsServer server;
   Connection admin;
   JetStreamManagement jsm;
@@ -46,22 +49,20 @@ abstract class NatsEndToEndFixture extends DatabaseTest {
 
   @BeforeAll
   void startServer() throws Exception {
-    server = NatsServer.start();
-    admin = server.connectConsumer("postbox-e2e-admin");
-    jsm = admin.jetStreamManagement();
-    orders = new Ledger(ds, outbox);
+    nats = NatsAdmin.start("postbox-e2e-admin");
+    server = nats.server();
+    admin = nats.connection();
+    jsm = nats.jsm();
+    orders = new OrderLedger(ds, outbox);
   }
 
   @AfterAll
   void stopServer() throws Exception {
     try {
       orders.drop();
-      if (admin != null) {
-        admin.close();
-      }
     } finally {
-      if (server != null) {
-        server.close();
+      if (nats != null) {
+        nats.close();
       }
     }
   }
@@ -74,15 +75,12 @@ abstract class NatsEndToEndFixture extends DatabaseTest {
     stream = "E2E_" + n;
     prefix = "e2e." + n;
     NatsServer.stream(jsm, stream, prefix + ".>", 64 * 1024);
-    orders.create();
+    orders.reset(OrderLedger.TOPIC);
   }
 
   @AfterEach
   void closeAndDeleteStream() throws Exception {
-    for (AutoCloseable c : closeAfter.reversed()) {
-      c.close();
-    }
-    closeAfter.clear();
+    closer.close();
     jsm.deleteStream(stream);
   }
 
@@ -101,7 +99,7 @@ abstract class NatsEndToEndFixture extends DatabaseTest {
       String filter,
       long maxAckPending,
       int workers,
-      NatsConsumer.Handler handler,
+      InboxHandler handler,
       Predicate<dev.postbox.Envelope> beforeAck)
       throws Exception {
     NatsServer.pullConsumer(jsm, stream, name, filter, ACK_WAIT, maxAckPending);
@@ -109,7 +107,7 @@ abstract class NatsEndToEndFixture extends DatabaseTest {
     return register(
         NatsConsumer.builder(c, ds, inbox)
             .durable(stream, name)
-            .name(CONSUMER)
+            .name(OrderLedger.CONSUMER)
             .workers(workers)
             .batch(50)
             .nakDelay(Duration.ofMillis(50))
@@ -127,8 +125,7 @@ abstract class NatsEndToEndFixture extends DatabaseTest {
   }
 
   <T extends AutoCloseable> T register(T closeable) {
-    closeAfter.add(closeable);
-    return closeable;
+    return closer.register(closeable);
   }
 
   /** Messages stored in this test's stream. */

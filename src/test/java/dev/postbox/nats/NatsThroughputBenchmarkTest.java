@@ -8,7 +8,7 @@ import dev.postbox.Message;
 import dev.postbox.Outbox;
 import dev.postbox.Transport;
 import dev.postbox.testing.Await;
-import dev.postbox.testing.Sql;
+import dev.postbox.testing.Backlog;
 import dev.postbox.testing.TestDatabase;
 import io.nats.client.Connection;
 import io.nats.client.JetStreamManagement;
@@ -43,24 +43,20 @@ class NatsThroughputBenchmarkTest {
   private static final int PARTITIONS = 4;
   private static final AtomicInteger STREAMS = new AtomicInteger();
 
+  private NatsAdmin natsAdmin;
   private NatsServer server;
-  private Connection admin;
   private JetStreamManagement jsm;
 
   @BeforeAll
   void startServer() throws Exception {
-    server = NatsServer.start();
-    admin = server.connectConsumer("postbox-bench-admin");
-    jsm = admin.jetStreamManagement();
+    natsAdmin = NatsAdmin.start("postbox-bench-admin");
+    server = natsAdmin.server();
+    jsm = natsAdmin.jsm();
   }
 
   @AfterAll
   void stopServer() throws Exception {
-    try {
-      admin.close();
-    } finally {
-      server.close();
-    }
+    natsAdmin.close();
   }
 
   @ParameterizedTest(name = "{0} {1}")
@@ -89,29 +85,12 @@ class NatsThroughputBenchmarkTest {
     NatsServer.stream(jsm, stream, prefix + ".>", 64 * 1024);
     try {
       Outbox outbox = Outbox.builder().build();
-      for (int from = 0; from < messages; from += 1_000) {
-        int start = from;
-        Sql.commit(
-            db.dataSource(),
-            c -> {
-              for (int i = start; i < Math.min(start + 1_000, messages); i++) {
-                outbox.add(
-                    c,
-                    Message.of("bench", "{\"n\":" + i + "}")
-                        .eventId(prefix + "-" + i)
-                        .key("k" + i));
-              }
-            });
-      }
-      // statistics for the planner, as autovacuum gives a table that has been in use (the
-      // project's other benchmarks do the same): a fresh table planned as empty drains slowly
-      try (var c = db.dataSource().getConnection();
-          var s = c.createStatement()) {
-        s.execute(
-            database.equals("postgresql")
-                ? "VACUUM ANALYZE postbox_outbox"
-                : "ANALYZE TABLE postbox_outbox");
-      }
+      Backlog.commit(
+          db,
+          database,
+          outbox,
+          messages,
+          i -> Message.of("bench", "{\"n\":" + i + "}").eventId(prefix + "-" + i).key("k" + i));
       NatsTransport transport =
           NatsTransport.create(
               nats, NatsTransport.keyPartitioned(prefix, PARTITIONS), Duration.ofSeconds(2));

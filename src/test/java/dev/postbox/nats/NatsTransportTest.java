@@ -9,6 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.postbox.Envelope;
 import dev.postbox.RejectedMessageException;
 import dev.postbox.testing.Await;
+import dev.postbox.testing.OrderLedger;
 import io.nats.client.Connection;
 import io.nats.client.JetStreamManagement;
 import io.nats.client.JetStreamSubscription;
@@ -32,24 +33,22 @@ import org.junit.jupiter.api.TestInstance;
 class NatsTransportTest {
   private static final Duration WAIT = Duration.ofSeconds(60);
 
+  private NatsAdmin nats;
   private NatsServer server;
   private Connection admin;
   private JetStreamManagement jsm;
 
   @BeforeAll
   void startServer() throws Exception {
-    server = NatsServer.start();
-    admin = server.connectConsumer("postbox-transport-admin");
-    jsm = admin.jetStreamManagement();
+    nats = NatsAdmin.start("postbox-transport-admin");
+    server = nats.server();
+    admin = nats.connection();
+    jsm = nats.jsm();
   }
 
   @AfterAll
   void stopServer() throws Exception {
-    try {
-      admin.close();
-    } finally {
-      server.close();
-    }
+    nats.close();
   }
 
   @Test
@@ -62,10 +61,10 @@ class NatsTransportTest {
       Envelope envelope =
           new Envelope(
               "order-7:v1",
-              Ledger.TOPIC,
+              OrderLedger.TOPIC,
               "order-7",
               "{\"id\":7}",
-              Map.of("traceparent", Ledger.trace("order-7")),
+              Map.of("traceparent", OrderLedger.trace("order-7")),
               2,
               Instant.parse("2026-01-02T03:04:05Z"));
       nats.send(envelope);
@@ -92,7 +91,7 @@ class NatsTransportTest {
           assertThrows(RejectedMessageException.class, () -> nowhere.send(envelope));
       assertTrue(noStream.getMessage().contains("no JetStream stream"), noStream.getMessage());
       Envelope large =
-          new Envelope("big-1", Ledger.TOPIC, null, "x".repeat(100_000), Map.of(), 1, null);
+          new Envelope("big-1", OrderLedger.TOPIC, null, "x".repeat(100_000), Map.of(), 1, null);
       RejectedMessageException tooLarge =
           assertThrows(RejectedMessageException.class, () -> nats.send(large));
       assertNotNull(tooLarge.getCause());
@@ -143,6 +142,6 @@ class NatsTransportTest {
   }
 
   private static Envelope envelope(String id) {
-    return new Envelope(id, Ledger.TOPIC, id, Ledger.payload(id), Map.of(), 1, null);
+    return new Envelope(id, OrderLedger.TOPIC, id, OrderLedger.payload(id), Map.of(), 1, null);
   }
 }

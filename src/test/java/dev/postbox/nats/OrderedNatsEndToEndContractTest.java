@@ -3,18 +3,17 @@ package dev.postbox.nats;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import com.zaxxer.hikari.HikariDataSource;
 import dev.postbox.Dispatcher;
 import dev.postbox.testing.Await;
-import java.nio.file.Files;
-import java.nio.file.Path;
+import dev.postbox.testing.ChildProcess;
+import dev.postbox.testing.CountingTransport;
+import dev.postbox.testing.KeySequenceCheck;
+import dev.postbox.testing.KeyWriters;
+import dev.postbox.testing.OrderLedger;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.UUID;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
@@ -53,38 +52,25 @@ public abstract class OrderedNatsEndToEndContractTest extends NatsEndToEndFixtur
   private void orderedRun(boolean stopServer) throws Exception {
     int keys = Integer.getInteger("nats.keys", 200);
     int perKey = Integer.getInteger("nats.perKey", 50);
-    Map<String, Integer> lastApplied = new ConcurrentHashMap<>();
-    AtomicInteger inversions = new AtomicInteger();
-    NatsConsumer.Handler effects = Ledger.effects("test");
-    NatsConsumer.Handler checking =
-        (tx, envelope) -> {
-          effects.handle(tx, envelope);
-          int seq = Integer.parseInt(envelope.eventId().substring(envelope.key().length() + 1));
-          Integer last = lastApplied.put(envelope.key(), seq);
-          if (seq != (last == null ? 0 : last + 1)) {
-            inversions.incrementAndGet();
-          }
-        };
+    KeySequenceCheck checking = new KeySequenceCheck(OrderLedger.effects("test"));
     List<NatsConsumer> consumers = new ArrayList<>();
     for (int p = 0; p < PARTITIONS; p++) {
       consumers.add(consumer("p" + p, prefix + "." + p, 1, 1, checking, e -> true));
     }
     String instance = "nats-child-" + UUID.randomUUID();
-    Path log = Files.createTempFile("postbox-nats-dispatcher-", ".log");
-    Process child =
-        NatsDispatcherProcess.start(
-            (HikariDataSource) ds, server.url(), prefix, PARTITIONS, instance, log);
+    ChildProcess child =
+        NatsDispatcherProcess.start(db, server.url(), prefix, PARTITIONS, instance);
     KeyWriters writers = null;
     long inFlight;
     long outageMillis;
     NatsTransport nats;
     CountingTransport transport;
     try {
-      NatsDispatcherProcess.awaitReady(child, log);
-      writers = new KeyWriters(ds, orders, keys, perKey, Duration.ofMillis(200));
+      child.awaitLine(NatsDispatcherProcess.READY);
+      writers = new KeyWriters(ds, orders, keys, perKey, Duration.ofMillis(200), null);
       KeyWriters w = writers;
       Await.until(WAIT, "2,000 published before the kill", () -> messages() >= 2_000);
-      NatsDispatcherProcess.kill9(child);
+      child.kill();
       inFlight = orders.leasedBy(instance);
       nats = transport();
       transport = new CountingTransport(nats);
@@ -93,8 +79,7 @@ public abstract class OrderedNatsEndToEndContractTest extends NatsEndToEndFixtur
       Await.until(WAIT, "the replacement publishing", () -> transport.sent() >= 1_000);
       outageMillis = stopServer ? serverDown(() -> events.outages.get() > 0) : 0;
     } finally {
-      child.destroyForcibly();
-      Files.deleteIfExists(log);
+      child.close();
       if (writers != null) {
         writers.join();
       }
@@ -133,11 +118,7 @@ public abstract class OrderedNatsEndToEndContractTest extends NatsEndToEndFixtur
 
     NatsConsumer.Stats stats = sum(consumers);
     orders.assertEffectsExactlyOnce(total);
-    assertEquals(0, inversions.get(), "per-key inversions at the consumers");
-    assertEquals(keys, lastApplied.size(), "keys seen");
-    for (Integer last : lastApplied.values()) {
-      assertEquals(perKey - 1, last, "each key's last event applied last");
-    }
+    checking.assertInOrder(keys, perKey, "consumers");
     assertEquals(total, messages(), "messages in the stream: no duplicate stored");
     assertEquals(0, orders.parkedRows(), "parked");
     assertTrue(!stopServer || events.outages.get() >= 1, "outage detected");
@@ -153,7 +134,7 @@ public abstract class OrderedNatsEndToEndContractTest extends NatsEndToEndFixtur
         total,
         inFlight,
         outageMillis,
-        inversions.get(),
+        checking.inversions(),
         total - orders.distinctEffects(),
         transport.sent(),
         transport.failures(),

@@ -7,6 +7,8 @@ import com.rabbitmq.client.ConnectionFactory;
 import com.rabbitmq.client.DefaultConsumer;
 import dev.postbox.Envelope;
 import dev.postbox.Inbox;
+import dev.postbox.testing.InboxConsumerBuilder;
+import dev.postbox.testing.InboxHandler;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -42,12 +44,10 @@ public final class RabbitMqConsumer implements AutoCloseable {
 
   /**
    * Applies one event's side effects on {@code tx}, the transaction that claimed it; throw to
-   * retry.
+   * retry. The {@link InboxHandler} of every broker's consumer, under the name the recipes use.
    */
   @FunctionalInterface
-  public interface Handler {
-    void handle(java.sql.Connection tx, Envelope envelope) throws Exception;
-  }
+  public interface Handler extends InboxHandler {}
 
   /**
    * What this consumer saw: {@code handled} events applied, {@code duplicates} deliveries absorbed
@@ -86,8 +86,8 @@ public final class RabbitMqConsumer implements AutoCloseable {
     executor =
         Executors.newThreadPerTaskExecutor(
             Thread.ofVirtual().name("postbox-consumer-" + config.queue + "-", 0).factory());
-    connection = config.factory.newConnection(executor, "postbox-consumer-" + config.name);
-    for (int i = 0; i < config.channels; i++) {
+    connection = config.factory.newConnection(executor, "postbox-consumer-" + config.inboxName());
+    for (int i = 0; i < config.parallelism(); i++) {
       Channel channel = connection.createChannel();
       channel.basicQos(config.prefetch);
       Deliveries deliveries = new Deliveries(channel);
@@ -153,24 +153,12 @@ public final class RabbitMqConsumer implements AutoCloseable {
     }
     Envelope envelope = envelope(properties, body);
     boolean first;
-    try (java.sql.Connection tx = config.dataSource.getConnection()) {
-      tx.setAutoCommit(false);
-      try {
-        first = config.inbox.claim(tx, config.name, envelope.eventId());
-        if (first) {
-          config.handler.handle(tx, envelope);
-        }
-        tx.commit();
-      } catch (Exception e) {
-        tx.rollback();
-        throw e;
-      } finally {
-        tx.setAutoCommit(true);
-      }
+    try {
+      first = config.applyOnce(envelope);
     } catch (Exception e) {
       failed.increment();
       log.debug("handling {} failed, requeueing: {}", envelope.eventId(), e.toString());
-      sleep(config.requeueDelay); // no hot loop on a database outage
+      config.pauseAfterFailure();
       channel.basicNack(tag, false, true);
       return;
     }
@@ -222,14 +210,6 @@ public final class RabbitMqConsumer implements AutoCloseable {
         properties.getTimestamp() == null ? null : properties.getTimestamp().toInstant());
   }
 
-  private static void sleep(Duration d) {
-    try {
-      Thread.sleep(d);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-    }
-  }
-
   /** One channel's deliveries, handled one at a time in arrival order. */
   private final class Deliveries extends DefaultConsumer {
     final List<String> tags = new java.util.concurrent.CopyOnWriteArrayList<>();
@@ -268,22 +248,15 @@ public final class RabbitMqConsumer implements AutoCloseable {
   }
 
   /** Configures a {@link RabbitMqConsumer}. Not thread-safe. */
-  public static final class Builder {
+  public static final class Builder extends InboxConsumerBuilder<Builder> {
     private final ConnectionFactory factory;
-    private final DataSource dataSource;
-    private final Inbox inbox;
     private String queue;
-    private String name;
-    private Handler handler;
     private int prefetch = 20;
-    private int channels = 1;
-    private Duration requeueDelay = Duration.ofMillis(200);
     private Consumer<Envelope> beforeAck = e -> {};
 
     private Builder(ConnectionFactory factory, DataSource dataSource, Inbox inbox) {
+      super(dataSource, inbox);
       this.factory = Objects.requireNonNull(factory, "factory");
-      this.dataSource = Objects.requireNonNull(dataSource, "dataSource");
-      this.inbox = Objects.requireNonNull(inbox, "inbox");
     }
 
     /** The queue to consume. */
@@ -292,43 +265,20 @@ public final class RabbitMqConsumer implements AutoCloseable {
       return this;
     }
 
-    /**
-     * This consumer's name in the inbox (one row per name and event): every consumer group that
-     * applies its own side effects needs its own name.
-     */
-    public Builder name(String name) {
-      this.name = Objects.requireNonNull(name, "name");
-      return this;
-    }
-
-    public Builder handler(Handler handler) {
-      this.handler = Objects.requireNonNull(handler, "handler");
-      return this;
-    }
-
     /** Unacknowledged deliveries per channel, 1 to 65535; default 20. */
     public Builder prefetch(int prefetch) {
-      if (prefetch < 1 || prefetch > 65_535) {
-        throw new IllegalArgumentException(
-            "prefetch must be between 1 and 65535 but was " + prefetch);
-      }
-      this.prefetch = prefetch;
+      this.prefetch = between("prefetch", prefetch, 1, 65_535);
       return this;
     }
 
     /** Channels consuming in parallel, each handling one delivery at a time; default 1. */
     public Builder channels(int channels) {
-      if (channels < 1 || channels > 64) {
-        throw new IllegalArgumentException("channels must be between 1 and 64 but was " + channels);
-      }
-      this.channels = channels;
-      return this;
+      return parallelism("channels", channels);
     }
 
     /** Pause before a failed delivery is requeued; default 200 ms. */
     public Builder requeueDelay(Duration delay) {
-      this.requeueDelay = Objects.requireNonNull(delay, "requeueDelay");
-      return this;
+      return failurePause("requeueDelay", delay);
     }
 
     /**
@@ -341,8 +291,7 @@ public final class RabbitMqConsumer implements AutoCloseable {
 
     public RabbitMqConsumer build() {
       Objects.requireNonNull(queue, "queue");
-      Objects.requireNonNull(name, "name");
-      Objects.requireNonNull(handler, "handler");
+      requireNameAndHandler();
       return new RabbitMqConsumer(this);
     }
   }

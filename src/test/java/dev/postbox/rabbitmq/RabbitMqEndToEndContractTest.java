@@ -7,23 +7,28 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.rabbitmq.client.AMQP;
 import com.rabbitmq.client.GetResponse;
-import com.zaxxer.hikari.HikariDataSource;
-import dev.postbox.Backoff;
 import dev.postbox.BatchTransport;
 import dev.postbox.DatabaseTest;
 import dev.postbox.Dispatcher;
 import dev.postbox.Envelope;
 import dev.postbox.Inbox;
-import dev.postbox.Message;
 import dev.postbox.Outbox;
 import dev.postbox.RejectedMessageException;
 import dev.postbox.Transport;
 import dev.postbox.testing.Await;
+import dev.postbox.testing.ChildProcess;
+import dev.postbox.testing.Closer;
+import dev.postbox.testing.CountingBatchTransport;
+import dev.postbox.testing.CountingTransport;
+import dev.postbox.testing.DispatchEvents;
+import dev.postbox.testing.EndToEndDispatcher;
+import dev.postbox.testing.InboxHandler;
+import dev.postbox.testing.KeySequenceCheck;
+import dev.postbox.testing.KeyWriters;
+import dev.postbox.testing.OrderLedger;
 import dev.postbox.testing.Sql;
+import dev.postbox.testing.SteadyWriter;
 import java.nio.charset.StandardCharsets;
-import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.Statement;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -32,16 +37,14 @@ import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.UUID;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Semaphore;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.IntPredicate;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -55,16 +58,20 @@ import org.junit.jupiter.api.Test;
  */
 @Tag("reliability") // mvn -B -Preliability verify
 public abstract class RabbitMqEndToEndContractTest extends DatabaseTest {
-  private static final String CONSUMER = "e2e-orders";
-  private static final String TOPIC = "order.placed";
   private static final Duration WAIT = Duration.ofMinutes(3);
 
   private final Outbox outbox = Outbox.builder().build();
   private final Inbox inbox = Inbox.builder().build();
-  private final List<AutoCloseable> closeAfter = new CopyOnWriteArrayList<>();
+  private final Closer closer = new Closer();
+  private OrderLedger orders;
   private DispatchEvents events;
   private String queue;
   private long startedNanos;
+
+  @BeforeAll
+  void ledger() {
+    orders = new OrderLedger(ds, outbox);
+  }
 
   @BeforeEach
   void queueAndTables() throws Exception {
@@ -72,37 +79,18 @@ public abstract class RabbitMqEndToEndContractTest extends DatabaseTest {
     events = new DispatchEvents();
     queue = "postbox-e2e-" + UUID.randomUUID();
     RabbitMq.declare(queue);
-    try (Connection c = ds.getConnection();
-        Statement s = c.createStatement()) {
-      s.execute("DROP TABLE IF EXISTS e2e_effects");
-      s.execute("DROP TABLE IF EXISTS e2e_orders");
-      // the business data: one order per committed event (the ledger of what must arrive)
-      s.execute(
-          "CREATE TABLE e2e_orders (event_id VARCHAR(128) NOT NULL PRIMARY KEY, amount INTEGER)");
-      // the side effect: deliberately no unique key, so a second application would show
-      s.execute(
-          "CREATE TABLE e2e_effects (event_id VARCHAR(128) NOT NULL, applied_by VARCHAR(64) NOT"
-              + " NULL)");
-      s.execute("CREATE INDEX e2e_effects_event ON e2e_effects (event_id)");
-    }
+    orders.reset(OrderLedger.TOPIC);
   }
 
   @AfterEach
   void closeAndDeleteQueue() throws Exception {
-    for (AutoCloseable c : closeAfter.reversed()) {
-      c.close();
-    }
-    closeAfter.clear();
+    closer.close();
     RabbitMq.delete(queue);
   }
 
   @AfterAll
   void dropTables() throws Exception {
-    try (Connection c = ds.getConnection();
-        Statement s = c.createStatement()) {
-      s.execute("DROP TABLE IF EXISTS e2e_effects");
-      s.execute("DROP TABLE IF EXISTS e2e_orders");
-    }
+    orders.drop();
   }
 
   @Test
@@ -114,26 +102,28 @@ public abstract class RabbitMqEndToEndContractTest extends DatabaseTest {
 
     // 10,000 business transactions from 8 writers while dispatch runs; every tenth rolls back
     IntPredicate rollsBack = i -> i % 10 == 9;
-    int committed = write(added, 8, rollsBack, dispatcher);
+    int committed = orders.write(added, 8, rollsBack, dispatcher);
     assertEquals(9_000, committed);
 
     Await.until(
-        WAIT, "9,000 effects", () -> consumer.stats().handled() >= committed && outboxRows() == 0);
+        WAIT,
+        "9,000 effects",
+        () -> consumer.stats().handled() >= committed && orders.outboxRows() == 0);
     Await.until(
         WAIT, "every delivery finished", () -> consumer.stats().finished() >= transport.sent());
     dispatcher.close();
 
     RabbitMqConsumer.Stats stats = consumer.stats();
-    assertEffectsExactlyOnce(committed);
-    for (String id : effectIds()) {
+    orders.assertEffectsExactlyOnce(committed);
+    for (String id : orders.effectIds()) {
       assertTrue(!rollsBack.test(Integer.parseInt(id.substring("order-".length()))), id);
     }
     assertEquals(committed, transport.sent(), "published");
     assertEquals(committed, stats.handled());
     assertEquals(0, stats.duplicates(), "inbox hits");
     assertEquals(0, stats.rejected());
-    assertEquals(committed, inboxRows());
-    assertEquals(0, parkedRows());
+    assertEquals(committed, orders.inboxRows());
+    assertEquals(0, orders.parkedRows());
     assertEquals(0, RabbitMq.messages(queue), "left in the queue");
     report(
         "10k events, 10% rolled back",
@@ -144,10 +134,10 @@ public abstract class RabbitMqEndToEndContractTest extends DatabaseTest {
         added - committed,
         transport.sent(),
         stats.finished(),
-        effects(),
+        orders.effects(),
         stats.duplicates(),
         stats.failed(),
-        parkedRows());
+        orders.parkedRows());
   }
 
   @Test
@@ -165,7 +155,7 @@ public abstract class RabbitMqEndToEndContractTest extends DatabaseTest {
           ds,
           c -> {
             for (String id : batchIds) {
-              addOrder(c, id);
+              orders.add(c, id);
             }
           });
       ids.addAll(batchIds);
@@ -189,7 +179,14 @@ public abstract class RabbitMqEndToEndContractTest extends DatabaseTest {
       int copies = 1 + random.nextInt(3);
       boolean together = copies > 1 && random.nextBoolean();
       Envelope copy =
-          new Envelope(id, TOPIC, id, payload(id), Map.of("traceparent", trace(id)), 1, null);
+          new Envelope(
+              id,
+              OrderLedger.TOPIC,
+              id,
+              OrderLedger.payload(id),
+              Map.of("traceparent", OrderLedger.trace(id)),
+              1,
+              null);
       CountDownLatch go = new CountDownLatch(1);
       for (int k = 0; k < (together ? copies : 1); k++) {
         permits.acquireUninterruptibly();
@@ -225,16 +222,16 @@ public abstract class RabbitMqEndToEndContractTest extends DatabaseTest {
         WAIT,
         "every original and copy handled",
         () -> consumer.stats().finished() - consumer.stats().failed() >= expected);
-    Await.until(WAIT, "the outbox drained", () -> outboxRows() == 0);
+    Await.until(WAIT, "the outbox drained", () -> orders.outboxRows() == 0);
     dispatcher.close();
 
     RabbitMqConsumer.Stats stats = consumer.stats();
-    assertEffectsExactlyOnce(n);
+    orders.assertEffectsExactlyOnce(n);
     assertEquals(n, dispatched.sent(), "published by the dispatcher");
     assertEquals(injected.get(), stats.duplicates(), "inbox hits = duplicates injected");
     assertEquals(n, stats.handled());
-    assertEquals(n, inboxRows());
-    assertEquals(0, parkedRows());
+    assertEquals(n, orders.inboxRows());
+    assertEquals(0, orders.parkedRows());
     assertEquals(0, RabbitMq.messages(queue), "left in the queue");
     report(
         "duplicates injected",
@@ -246,10 +243,10 @@ public abstract class RabbitMqEndToEndContractTest extends DatabaseTest {
         concurrentCopies.get(),
         dispatched.sent() + injected.get(),
         stats.finished(),
-        effects(),
+        orders.effects(),
         stats.duplicates(),
         stats.failed(),
-        parkedRows(),
+        orders.parkedRows(),
         seed);
   }
 
@@ -260,15 +257,15 @@ public abstract class RabbitMqEndToEndContractTest extends DatabaseTest {
         ds,
         c -> {
           for (int i = 0; i < n; i++) {
-            addOrder(c, "order-" + i);
+            orders.add(c, "order-" + i);
           }
         });
     CountingTransport transport = new CountingTransport(transport());
     Dispatcher dispatcher = started(dispatcher(transport));
-    Await.until(WAIT, "all published", () -> transport.sent() == n && outboxRows() == 0);
+    Await.until(WAIT, "all published", () -> transport.sent() == n && orders.outboxRows() == 0);
     dispatcher.close();
 
-    ConsumerProcess.Running process = ConsumerProcess.start(queue, CONSUMER, (HikariDataSource) ds);
+    ChildProcess process = ConsumerProcess.start(queue, OrderLedger.CONSUMER, db);
     String killedAfterCommit;
     try {
       killedAfterCommit =
@@ -276,7 +273,7 @@ public abstract class RabbitMqEndToEndContractTest extends DatabaseTest {
               .awaitLine(ConsumerProcess.COMMITTED)
               .substring(ConsumerProcess.COMMITTED.length());
       // the window: the effect is committed, the message is still unacknowledged
-      assertEquals(1, effects(killedAfterCommit), "committed before the kill");
+      assertEquals(1, orders.effectsOf(killedAfterCommit), "committed before the kill");
       assertEquals(n, RabbitMq.messages(queue), "nothing acked yet");
     } finally {
       process.kill();
@@ -287,7 +284,7 @@ public abstract class RabbitMqEndToEndContractTest extends DatabaseTest {
     Await.until(WAIT, "all handled", () -> consumer.stats().finished() == n);
 
     RabbitMqConsumer.Stats stats = consumer.stats();
-    assertEffectsExactlyOnce(n);
+    orders.assertEffectsExactlyOnce(n);
     assertEquals(1, stats.duplicates(), "the redelivery was an inbox hit");
     assertEquals(n - 1, stats.handled());
     assertTrue(stats.redelivered() >= 1, "redelivered flag");
@@ -304,9 +301,9 @@ public abstract class RabbitMqEndToEndContractTest extends DatabaseTest {
         killedAfterCommit,
         stats.finished() + 1,
         stats.redelivered(),
-        effects(),
+        orders.effects(),
         stats.duplicates(),
-        parkedRows());
+        orders.parkedRows());
   }
 
   @Test
@@ -316,38 +313,14 @@ public abstract class RabbitMqEndToEndContractTest extends DatabaseTest {
     Dispatcher dispatcher = started(dispatcher(transport));
 
     // a steady stream of business transactions before, during and after the outage
-    AtomicBoolean writing = new AtomicBoolean(true);
-    AtomicInteger committed = new AtomicInteger();
-    ConcurrentLinkedQueue<Throwable> errors = new ConcurrentLinkedQueue<>();
-    Thread writer =
-        Thread.ofVirtual()
-            .start(
-                () -> {
-                  try {
-                    while (writing.get()) {
-                      int from = committed.get();
-                      Sql.commit(
-                          ds,
-                          c -> {
-                            for (int i = from; i < from + 20; i++) {
-                              addOrder(c, "order-" + i);
-                            }
-                          });
-                      committed.addAndGet(20);
-                      dispatcher.wakeUp();
-                      Thread.sleep(50);
-                    }
-                  } catch (Throwable e) {
-                    errors.add(e);
-                  }
-                });
+    SteadyWriter writer = new SteadyWriter(ds, orders, 20, Duration.ofMillis(50), dispatcher);
     long outageMillis;
     long backNanos;
     int committedBefore;
     int committedDuring;
     try {
-      Await.until(WAIT, "some deliveries before the outage", () -> effects() >= 200);
-      committedBefore = committed.get();
+      Await.until(WAIT, "some deliveries before the outage", () -> orders.effects() >= 200);
+      committedBefore = writer.committed();
       long stopped = System.nanoTime();
       RabbitMq.stop();
       try {
@@ -358,31 +331,29 @@ public abstract class RabbitMqEndToEndContractTest extends DatabaseTest {
         backNanos = System.nanoTime();
         outageMillis = (backNanos - stopped) / 1_000_000;
       }
-      committedDuring = committed.get() - committedBefore;
+      committedDuring = writer.committed() - committedBefore;
       Thread.sleep(1_000);
     } finally {
-      writing.set(false);
-      writer.join();
+      writer.stop();
     }
-    assertTrue(errors.isEmpty(), () -> "writer failed: " + errors);
-    int total = committed.get();
+    int total = writer.committed();
 
     Await.until(
         WAIT,
         "every committed event applied",
-        () -> consumer.stats().handled() >= total && outboxRows() == 0);
+        () -> consumer.stats().handled() >= total && orders.outboxRows() == 0);
     long appliedMillis = (System.nanoTime() - backNanos) / 1_000_000;
     Await.until(WAIT, "the queue drained", () -> RabbitMq.messages(queue) == 0);
     dispatcher.close();
 
     RabbitMqConsumer.Stats stats = consumer.stats();
-    assertEffectsExactlyOnce(total);
-    assertEquals(0, parkedRows(), "parked");
+    orders.assertEffectsExactlyOnce(total);
+    assertEquals(0, orders.parkedRows(), "parked");
     assertEquals(0, events.parked.get(), "parked events");
     assertTrue(events.outages.get() >= 1, "outage detected");
     assertTrue(events.recoveries.get() >= 1, "outage ended");
     assertEquals(total, stats.handled());
-    assertEquals(total, inboxRows());
+    assertEquals(total, orders.inboxRows());
     report(
         "broker stopped during dispatch",
         "committed=%d (before=%d, while down≈%d) outage=%d ms, dispatch resumed %d ms and all"
@@ -399,10 +370,10 @@ public abstract class RabbitMqEndToEndContractTest extends DatabaseTest {
         transport.failures(),
         events.failed.get(),
         stats.finished(),
-        effects(),
+        orders.effects(),
         stats.duplicates(),
         stats.failed(),
-        parkedRows(),
+        orders.parkedRows(),
         events.outages.get());
   }
 
@@ -416,47 +387,12 @@ public abstract class RabbitMqEndToEndContractTest extends DatabaseTest {
   void orderedRunKeepsPerKeyOrderThroughABrokerOutage() throws Exception {
     int keys = 100;
     int perKey = 100;
-    Map<String, Integer> lastApplied = new ConcurrentHashMap<>();
-    AtomicInteger inversions = new AtomicInteger();
-    RabbitMqConsumer.Handler effects = ConsumerProcess.effects("test");
-    RabbitMqConsumer consumer =
-        consumer(
-            1,
-            50,
-            (tx, envelope) -> {
-              effects.handle(tx, envelope);
-              int seq = Integer.parseInt(envelope.eventId().substring(envelope.key().length() + 1));
-              // the inbox lets each event through once; the next one of its key must be seq + 1
-              Integer last = lastApplied.put(envelope.key(), seq);
-              if (seq != (last == null ? 0 : last + 1)) {
-                inversions.incrementAndGet();
-              }
-            });
+    KeySequenceCheck order = new KeySequenceCheck(OrderLedger.effects("test"));
+    RabbitMqConsumer consumer = consumer(1, 50, order);
     CountingTransport transport = new CountingTransport(transport());
     Dispatcher dispatcher = started(dispatcher(transport));
-    ConcurrentLinkedQueue<Throwable> errors = new ConcurrentLinkedQueue<>();
-    List<Thread> writers = new ArrayList<>();
-    for (int w = 0; w < 10; w++) {
-      int writer = w;
-      writers.add(
-          Thread.ofVirtual()
-              .start(
-                  () -> {
-                    try {
-                      for (int seq = 0; seq < perKey; seq++) {
-                        for (int k = writer; k < keys; k += 10) {
-                          String key = "key" + k;
-                          String id = key + "-" + seq;
-                          Sql.commit(ds, c -> addOrder(c, id, key));
-                        }
-                        dispatcher.wakeUp();
-                        Thread.sleep(20);
-                      }
-                    } catch (Throwable e) {
-                      errors.add(e);
-                    }
-                  }));
-    }
+    KeyWriters writers =
+        new KeyWriters(ds, orders, keys, perKey, Duration.ofMillis(20), dispatcher);
     long outageMillis;
     try {
       // judged at the publisher, not the consumer: a consumer lagging behind would let the
@@ -471,27 +407,20 @@ public abstract class RabbitMqEndToEndContractTest extends DatabaseTest {
         outageMillis = (System.nanoTime() - stopped) / 1_000_000;
       }
     } finally {
-      for (Thread t : writers) {
-        t.join();
-      }
+      writers.join();
     }
-    assertTrue(errors.isEmpty(), () -> "writers failed: " + errors);
     int total = keys * perKey;
     Await.until(
         WAIT,
         "every committed event applied",
-        () -> consumer.stats().handled() >= total && outboxRows() == 0);
+        () -> consumer.stats().handled() >= total && orders.outboxRows() == 0);
     Await.until(WAIT, "the queue drained", () -> RabbitMq.messages(queue) == 0);
     dispatcher.close();
 
     RabbitMqConsumer.Stats stats = consumer.stats();
-    assertEffectsExactlyOnce(total);
-    assertEquals(0, inversions.get(), "per-key inversions at the consumer");
-    assertEquals(keys, lastApplied.size(), "keys seen");
-    for (Integer last : lastApplied.values()) {
-      assertEquals(perKey - 1, last, "each key's last event applied last");
-    }
-    assertEquals(0, parkedRows(), "parked");
+    orders.assertEffectsExactlyOnce(total);
+    order.assertInOrder(keys, perKey, "consumer");
+    assertEquals(0, orders.parkedRows(), "parked");
     assertTrue(events.outages.get() >= 1, "outage detected");
     report(
         "ordered, broker stopped 5 s",
@@ -501,13 +430,13 @@ public abstract class RabbitMqEndToEndContractTest extends DatabaseTest {
         perKey,
         total,
         outageMillis,
-        inversions.get(),
-        total - effects(),
+        order.inversions(),
+        total - orders.effects(),
         transport.sent(),
         transport.failures(),
         stats.finished(),
         stats.duplicates(),
-        parkedRows(),
+        orders.parkedRows(),
         events.outages.get());
   }
 
@@ -529,27 +458,10 @@ public abstract class RabbitMqEndToEndContractTest extends DatabaseTest {
                                 : queue)
                     .build())
             .batching();
-    AtomicInteger batches = new AtomicInteger();
-    AtomicInteger batched = new AtomicInteger();
-    AtomicInteger single = new AtomicInteger();
-    Transport counting =
-        new BatchTransport() {
-          @Override
-          public void send(Envelope envelope) throws Exception {
-            single.incrementAndGet();
-            rabbit.send(envelope);
-          }
-
-          @Override
-          public void sendBatch(List<Envelope> batch) throws Exception {
-            batches.incrementAndGet();
-            batched.addAndGet(batch.size());
-            rabbit.sendBatch(batch);
-          }
-        };
+    CountingBatchTransport counting = new CountingBatchTransport(rabbit);
     Dispatcher dispatcher = started(dispatcher(counting).maxAttempts(2));
 
-    int committed = write(n, 8, i -> false, dispatcher);
+    int committed = orders.write(n, 8, i -> false, dispatcher);
     assertEquals(n, committed);
     int routable = n - expectedParked;
     Await.until(
@@ -557,32 +469,32 @@ public abstract class RabbitMqEndToEndContractTest extends DatabaseTest {
         routable + " effects and " + expectedParked + " parked",
         () ->
             consumer.stats().handled() >= routable
-                && parkedRows() == expectedParked
-                && outboxRows() == expectedParked);
+                && orders.parkedRows() == expectedParked
+                && orders.outboxRows() == expectedParked);
     dispatcher.close();
 
     RabbitMqConsumer.Stats stats = consumer.stats();
-    assertEquals(routable, effects(), "effects");
-    assertEquals(
-        routable, Sql.count(ds, "SELECT COUNT(DISTINCT event_id) FROM e2e_effects"), "distinct");
+    assertEquals(routable, orders.effects(), "effects");
+    assertEquals(routable, orders.distinctEffects(), "distinct");
     assertEquals(routable, stats.handled());
     assertEquals(0, stats.duplicates(), "inbox hits");
     assertEquals(expectedParked, events.parked.get(), "parked events");
     assertEquals(0, events.outages.get(), "outages");
-    assertEquals(0, single.get(), "envelopes sent one by one");
-    assertEquals(routable + 2 * expectedParked, batched.get(), "envelopes handed over in batches");
+    assertEquals(0, counting.single.get(), "envelopes sent one by one");
+    assertEquals(
+        routable + 2 * expectedParked, counting.batched.get(), "envelopes handed over in batches");
     assertEquals(0, RabbitMq.messages(queue), "left in the queue");
     report(
         "batch hand-off",
         "added=%d batches=%d envelopesInBatches=%d delivered=%d effects=%d inboxHits=%d parked=%d"
             + " outages=%d",
         n,
-        batches.get(),
-        batched.get(),
+        counting.batches.get(),
+        counting.batched.get(),
         stats.finished(),
-        effects(),
+        orders.effects(),
         stats.duplicates(),
-        parkedRows(),
+        orders.parkedRows(),
         events.outages.get());
   }
 
@@ -593,10 +505,10 @@ public abstract class RabbitMqEndToEndContractTest extends DatabaseTest {
     Envelope envelope =
         new Envelope(
             "order-7:v1",
-            TOPIC,
+            OrderLedger.TOPIC,
             "order-7",
             "{\"id\":7}",
-            Map.of("traceparent", trace("order-7")),
+            Map.of("traceparent", OrderLedger.trace("order-7")),
             2,
             Instant.parse("2026-01-02T03:04:05Z"));
     transport.send(envelope);
@@ -605,7 +517,7 @@ public abstract class RabbitMqEndToEndContractTest extends DatabaseTest {
     assertNotNull(got, "published and confirmed");
     AMQP.BasicProperties p = got.getProps();
     assertEquals("order-7:v1", p.getMessageId());
-    assertEquals(TOPIC, p.getType());
+    assertEquals(OrderLedger.TOPIC, p.getType());
     assertEquals("application/json", p.getContentType());
     assertEquals(2, p.getDeliveryMode(), "persistent");
     assertEquals("{\"id\":7}", new String(got.getBody(), StandardCharsets.UTF_8));
@@ -628,7 +540,7 @@ public abstract class RabbitMqEndToEndContractTest extends DatabaseTest {
     RabbitMqConsumer consumer = consumer(1, 10);
     AMQP.BasicProperties valid =
         RabbitMqTransport.properties(
-            new Envelope("order-1", TOPIC, null, "{}", Map.of(), 1, Instant.now()));
+            new Envelope("order-1", OrderLedger.TOPIC, null, "{}", Map.of(), 1, Instant.now()));
     RabbitMq.withChannel(
         ch -> {
           // no message id; a message id that differs from the event id; no event id at all
@@ -644,15 +556,15 @@ public abstract class RabbitMqEndToEndContractTest extends DatabaseTest {
     RabbitMqConsumer.Stats stats = consumer.stats();
     assertEquals(3, stats.rejected());
     assertEquals(1, stats.handled());
-    assertEquals(1, effects());
-    assertEquals(1, effects("order-1"));
+    assertEquals(1, orders.effects());
+    assertEquals(1, orders.effectsOf("order-1"));
     report(
         "invalid envelopes",
         "delivered=%d rejected=%d deadLettered=%d effects=%d",
         stats.finished(),
         stats.rejected(),
         RabbitMq.ready(RabbitMq.dead(queue)),
-        effects());
+        orders.effects());
   }
 
   // ---------------------------------------------------------------------------------------------
@@ -663,15 +575,15 @@ public abstract class RabbitMqEndToEndContractTest extends DatabaseTest {
   }
 
   private RabbitMqConsumer consumer(int channels, int prefetch) throws Exception {
-    return consumer(channels, prefetch, ConsumerProcess.effects("test"));
+    return consumer(channels, prefetch, OrderLedger.effects("test"));
   }
 
-  private RabbitMqConsumer consumer(int channels, int prefetch, RabbitMqConsumer.Handler handler)
+  private RabbitMqConsumer consumer(int channels, int prefetch, InboxHandler handler)
       throws Exception {
     return register(
         RabbitMqConsumer.builder(RabbitMq.factory(), ds, inbox)
             .queue(queue)
-            .name(CONSUMER)
+            .name(OrderLedger.CONSUMER)
             .channels(channels)
             .prefetch(prefetch)
             .requeueDelay(Duration.ofMillis(50))
@@ -681,131 +593,14 @@ public abstract class RabbitMqEndToEndContractTest extends DatabaseTest {
   }
 
   private Dispatcher.Builder dispatcher(Transport transport) {
-    return Dispatcher.builder(ds)
+    return EndToEndDispatcher.settings(ds, Duration.ofSeconds(30))
         .outbox(outbox, transport)
         .instanceId(nextInstanceId())
-        .batchSize(100)
-        .concurrency(32)
-        .pollInterval(Duration.ofMillis(50))
-        .backoff(Backoff.fixed(Duration.ofMillis(200)))
-        .lease(Duration.ofSeconds(30))
-        .shutdownTimeout(Duration.ofSeconds(10))
         .listener(events);
   }
 
   private <T extends AutoCloseable> T register(T closeable) {
-    closeAfter.add(closeable);
-    return closeable;
-  }
-
-  /** One business transaction's writes: the order and its event, atomically. */
-  private void addOrder(Connection c, String id) throws Exception {
-    addOrder(c, id, id);
-  }
-
-  private void addOrder(Connection c, String id, String key) throws Exception {
-    try (PreparedStatement ps =
-        c.prepareStatement("INSERT INTO e2e_orders (event_id, amount) VALUES (?, ?)")) {
-      ps.setString(1, id);
-      ps.setInt(2, id.length());
-      ps.executeUpdate();
-    }
-    assertTrue(
-        outbox.add(
-            c,
-            Message.of(TOPIC, payload(id)).eventId(id).key(key).header("traceparent", trace(id))));
-  }
-
-  private static String payload(String id) {
-    return "{\"order\":\"" + id + "\"}";
-  }
-
-  private static String trace(String id) {
-    return "00-" + String.format("%032x", id.hashCode() & 0xffffffffL) + "-00f067aa0ba902b7-01";
-  }
-
-  /** {@code total} one-order transactions from {@code writers} threads; returns how many commit. */
-  private int write(int total, int writers, IntPredicate rollsBack, Dispatcher dispatcher)
-      throws InterruptedException {
-    AtomicInteger next = new AtomicInteger();
-    AtomicInteger committed = new AtomicInteger();
-    ConcurrentLinkedQueue<Throwable> errors = new ConcurrentLinkedQueue<>();
-    List<Thread> threads = new ArrayList<>();
-    for (int w = 0; w < writers; w++) {
-      threads.add(
-          Thread.ofVirtual()
-              .start(
-                  () -> {
-                    try {
-                      for (int i = next.getAndIncrement(); i < total; i = next.getAndIncrement()) {
-                        String id = "order-" + i;
-                        if (rollsBack.test(i)) {
-                          Sql.rollback(ds, c -> addOrder(c, id));
-                        } else {
-                          Sql.commit(ds, c -> addOrder(c, id));
-                          committed.incrementAndGet();
-                          dispatcher.wakeUp();
-                        }
-                      }
-                    } catch (Throwable e) {
-                      errors.add(e);
-                    }
-                  }));
-    }
-    for (Thread t : threads) {
-      t.join();
-    }
-    assertTrue(errors.isEmpty(), () -> "writers failed: " + errors);
-    return committed.get();
-  }
-
-  /** Effects = the committed orders, each exactly once; none for anything else. */
-  private void assertEffectsExactlyOnce(int committed) {
-    assertEquals(committed, Sql.count(ds, "SELECT COUNT(*) FROM e2e_orders"), "committed orders");
-    assertEquals(committed, effects(), "effects");
-    assertEquals(
-        committed,
-        Sql.count(ds, "SELECT COUNT(DISTINCT event_id) FROM e2e_effects"),
-        "distinct effects");
-    assertEquals(
-        0,
-        Sql.count(
-            ds,
-            "SELECT COUNT(*) FROM e2e_effects e WHERE NOT EXISTS"
-                + " (SELECT 1 FROM e2e_orders o WHERE o.event_id = e.event_id)"),
-        "effects of events that were never committed");
-  }
-
-  private long effects() {
-    return Sql.count(ds, "SELECT COUNT(*) FROM e2e_effects");
-  }
-
-  private long effects(String eventId) {
-    return Sql.count(ds, "SELECT COUNT(*) FROM e2e_effects WHERE event_id = ?", eventId);
-  }
-
-  private List<String> effectIds() throws Exception {
-    List<String> ids = new ArrayList<>();
-    try (Connection c = ds.getConnection();
-        Statement s = c.createStatement();
-        var rs = s.executeQuery("SELECT event_id FROM e2e_effects")) {
-      while (rs.next()) {
-        ids.add(rs.getString(1));
-      }
-    }
-    return ids;
-  }
-
-  private long outboxRows() {
-    return Sql.count(ds, "SELECT COUNT(*) FROM postbox_outbox");
-  }
-
-  private long parkedRows() {
-    return Sql.count(ds, "SELECT COUNT(*) FROM postbox_outbox WHERE state = 2");
-  }
-
-  private long inboxRows() {
-    return Sql.count(ds, "SELECT COUNT(*) FROM postbox_inbox WHERE consumer = ?", CONSUMER);
+    return closer.register(closeable);
   }
 
   private void report(String test, String format, Object... args) {

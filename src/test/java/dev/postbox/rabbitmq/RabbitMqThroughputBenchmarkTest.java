@@ -6,13 +6,13 @@ import com.rabbitmq.client.Channel;
 import com.rabbitmq.client.Connection;
 import com.rabbitmq.client.DefaultConsumer;
 import com.rabbitmq.client.Envelope;
-import dev.postbox.Backoff;
 import dev.postbox.Dispatcher;
 import dev.postbox.Message;
 import dev.postbox.Outbox;
 import dev.postbox.Transport;
 import dev.postbox.testing.Await;
-import dev.postbox.testing.Sql;
+import dev.postbox.testing.Backlog;
+import dev.postbox.testing.EndToEndDispatcher;
 import dev.postbox.testing.TestDatabase;
 import java.time.Duration;
 import java.util.UUID;
@@ -60,26 +60,12 @@ class RabbitMqThroughputBenchmarkTest {
             RabbitMqTransport.builder(RabbitMq.factory()).routingKey(e -> queue).build();
         Connection connection = RabbitMq.factory().newConnection("postbox-bench-consumer")) {
       Outbox outbox = Outbox.builder().build();
-      for (int from = 0; from < messages; from += 1_000) {
-        int start = from;
-        Sql.commit(
-            db.dataSource(),
-            c -> {
-              for (int i = start; i < Math.min(start + 1_000, messages); i++) {
-                outbox.add(
-                    c, Message.of(queue, "{\"n\":" + i + "}").eventId("e-" + i).key("k" + i));
-              }
-            });
-      }
-      // statistics for the planner, as autovacuum gives a table that has been in use (the
-      // project's other benchmarks do the same): a fresh table planned as empty drains slowly
-      try (var c = db.dataSource().getConnection();
-          var s = c.createStatement()) {
-        s.execute(
-            database.equals("postgresql")
-                ? "VACUUM ANALYZE postbox_outbox"
-                : "ANALYZE TABLE postbox_outbox");
-      }
+      Backlog.commit(
+          db,
+          database,
+          outbox,
+          messages,
+          i -> Message.of(queue, "{\"n\":" + i + "}").eventId("e-" + i).key("k" + i));
       LongAdder read = new LongAdder();
       Channel channel = connection.createChannel();
       channel.basicQos(500);
@@ -98,15 +84,9 @@ class RabbitMqThroughputBenchmarkTest {
       Transport transport = mode.equals("send") ? rabbit : rabbit.batching();
       long t0 = System.nanoTime();
       Dispatcher dispatcher =
-          Dispatcher.builder(db.dataSource())
+          EndToEndDispatcher.settings(db.dataSource(), Duration.ofSeconds(30))
               .outbox(outbox, transport)
               .instanceId("bench")
-              .batchSize(100)
-              .concurrency(32)
-              .pollInterval(Duration.ofMillis(50))
-              .backoff(Backoff.fixed(Duration.ofMillis(200)))
-              .lease(Duration.ofSeconds(30))
-              .shutdownTimeout(Duration.ofSeconds(10))
               .build();
       dispatcher.start();
       try {

@@ -1,16 +1,19 @@
-package dev.postbox.nats;
+package dev.postbox.testing;
 
 import dev.postbox.Envelope;
 import dev.postbox.Transport;
 import java.util.concurrent.atomic.AtomicInteger;
 
-/** Counts the envelopes the stream acked and those that failed. */
-class CountingTransport implements Transport {
+/**
+ * Counts the sends that returned (the broker confirmed) and those that threw. Not a {@link
+ * dev.postbox.BatchTransport}, whatever it wraps: the dispatcher sends through it one by one.
+ */
+public final class CountingTransport implements Transport {
   private final Transport delegate;
   private final AtomicInteger sent = new AtomicInteger();
   private final AtomicInteger failures = new AtomicInteger();
 
-  CountingTransport(Transport delegate) {
+  public CountingTransport(Transport delegate) {
     this.delegate = delegate;
   }
 
@@ -25,11 +28,11 @@ class CountingTransport implements Transport {
     }
   }
 
-  int sent() {
+  public int sent() {
     return sent.get();
   }
 
-  int failures() {
+  public int failures() {
     return failures.get();
   }
 }

@@ -1,9 +1,8 @@
-package dev.postbox.nats;
+package dev.postbox.testing;
 
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.postbox.Dispatcher;
-import dev.postbox.testing.Sql;
 import java.time.Duration;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -11,18 +10,22 @@ import java.util.concurrent.atomic.AtomicInteger;
 import javax.sql.DataSource;
 
 /**
- * A virtual thread that commits {@code perRound} one-order transactions every {@code pause} until
- * stopped, waking the current dispatcher after each round; {@link #stop()} fails the test if a
- * commit failed.
+ * A virtual thread that commits {@code perRound} one-order transactions ({@code order-<i>}) every
+ * {@code pause} until stopped, waking the current {@link #dispatcher} after each round: a steady
+ * stream of business transactions before, during and after an outage. {@link #stop()} fails the
+ * test if a commit failed.
  */
-final class SteadyWriter {
+public final class SteadyWriter {
   private final AtomicBoolean writing = new AtomicBoolean(true);
   private final AtomicInteger committed = new AtomicInteger();
   private final ConcurrentLinkedQueue<Throwable> errors = new ConcurrentLinkedQueue<>();
   private final Thread thread;
-  volatile Dispatcher dispatcher;
 
-  SteadyWriter(DataSource ds, Ledger orders, int perRound, Duration pause, Dispatcher dispatcher) {
+  /** The dispatcher to wake after each round, or null; a test may swap in a replacement. */
+  public volatile Dispatcher dispatcher;
+
+  public SteadyWriter(
+      DataSource ds, OrderLedger orders, int perRound, Duration pause, Dispatcher dispatcher) {
     this.dispatcher = dispatcher;
     this.thread =
         Thread.ofVirtual()
@@ -35,7 +38,7 @@ final class SteadyWriter {
                           ds,
                           c -> {
                             for (int i = from; i < from + perRound; i++) {
-                              orders.addOrder(c, "order-" + i, "order-" + i);
+                              orders.add(c, "order-" + i);
                             }
                           });
                       committed.addAndGet(perRound);
@@ -43,7 +46,7 @@ final class SteadyWriter {
                       if (d != null) {
                         d.wakeUp();
                       }
-                      Thread.sleep(pause);
+                      Thread.sleep(pause); // the pace of the business, not a wait for anything
                     }
                   } catch (Throwable e) {
                     errors.add(e);
@@ -51,11 +54,11 @@ final class SteadyWriter {
                 });
   }
 
-  int committed() {
+  public int committed() {
     return committed.get();
   }
 
-  void stop() throws InterruptedException {
+  public void stop() throws InterruptedException {
     writing.set(false);
     thread.join();
     assertTrue(errors.isEmpty(), () -> "writer failed: " + errors);

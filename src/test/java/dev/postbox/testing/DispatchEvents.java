@@ -1,17 +1,21 @@
-package dev.postbox.kafka;
+package dev.postbox.testing;
 
 import dev.postbox.Delivery;
 import dev.postbox.Listener;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicInteger;
 
-/** What an in-process dispatcher reported: sends, failed attempts, parked rows, outages. */
-final class DispatchCounts implements Listener {
-  final AtomicInteger delivered = new AtomicInteger();
-  final AtomicInteger failed = new AtomicInteger();
-  final AtomicInteger parked = new AtomicInteger();
-  final AtomicInteger outages = new AtomicInteger();
-  final AtomicInteger recoveries = new AtomicInteger();
+/**
+ * What a dispatcher reported to its listener: sends, failed attempts, parked rows, outages and
+ * their end (with the time of the last end, for the tests that report how soon dispatch resumed).
+ */
+public final class DispatchEvents implements Listener {
+  public final AtomicInteger delivered = new AtomicInteger();
+  public final AtomicInteger failed = new AtomicInteger();
+  public final AtomicInteger parked = new AtomicInteger();
+  public final AtomicInteger outages = new AtomicInteger();
+  public final AtomicInteger recoveries = new AtomicInteger();
+  public volatile long recoveredNanos;
 
   @Override
   public void delivered(Delivery delivery, Duration elapsed) {
@@ -36,5 +40,6 @@ final class DispatchCounts implements Listener {
   @Override
   public void outageEnded(String table, Duration outage) {
     recoveries.incrementAndGet();
+    recoveredNanos = System.nanoTime();
   }
 }
