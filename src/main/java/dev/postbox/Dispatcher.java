@@ -116,11 +116,10 @@ public final class Dispatcher implements AutoCloseable {
               new RecurringJobs(
                   config.dataSource(),
                   dialect,
-                  lane.table(),
                   config.recurring(),
-                  config.jobs().maxAttempts(),
+                  new RecurringJobs.RunQueue(
+                      lane.table(), config.jobs().maxAttempts(), lane::wakeUp),
                   config.pollInterval(),
-                  lane::wakeUp,
                   config.instanceId());
           Startup.checkColumns(
               config.dataSource(), database, schedules.table(), RecurringSql.CHECKED_COLUMNS);

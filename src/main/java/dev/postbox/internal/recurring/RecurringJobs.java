@@ -34,6 +34,12 @@ public final class RecurringJobs {
   /** A schedule as declared on a dispatcher's builder. */
   public record Declared(ScheduleRule schedule, String name, String payload) {}
 
+  /**
+   * The job table runs go to, the attempts each run gets, and what to call after runs were enqueued
+   * (wakes the dispatcher's job lane).
+   */
+  public record RunQueue(String table, int maxAttempts, Runnable enqueued) {}
+
   private final DataSource ds;
   private final RecurringSql sql;
   private final ScheduleStore store;
@@ -46,26 +52,21 @@ public final class RecurringJobs {
   private final Thread thread;
   private volatile boolean stopped;
 
-  /**
-   * @param enqueued called after runs were enqueued (wakes this dispatcher's job lane)
-   */
   public RecurringJobs(
       DataSource ds,
       Dialect dialect,
-      String jobsTable,
       Map<String, Declared> declared,
-      int maxAttempts,
+      RunQueue runs,
       Duration pollInterval,
-      Runnable enqueued,
       String instanceId) {
     this.ds = ds;
-    this.sql = new RecurringSql(dialect, jobsTable);
+    this.sql = new RecurringSql(dialect, runs.table());
     this.store = new ScheduleStore(ds, sql, instanceId);
     this.declared = Map.copyOf(declared);
     this.names = List.copyOf(declared.keySet());
-    this.maxAttempts = maxAttempts;
+    this.maxAttempts = runs.maxAttempts();
     this.pollInterval = pollInterval;
-    this.enqueued = enqueued;
+    this.enqueued = runs.enqueued();
     this.instanceId = instanceId;
     this.thread = Thread.ofVirtual().name(instanceId + "-recurring").unstarted(this::run);
   }
