@@ -91,6 +91,22 @@ public final class RecurringSql {
     return String.join(", ", Collections.nCopies(n, "?"));
   }
 
+  /** A schedule row as {@link #due} and {@link #list} read it: its next tick, its last run's id. */
+  record Row(
+      String name, String schedule, String payload, Instant tick, Instant lastTick, Long lastRun) {}
+
+  Row row(ResultSet rs) throws SQLException {
+    long id = rs.getLong("last_run");
+    Long lastRun = rs.wasNull() ? null : id;
+    return new Row(
+        rs.getString("name"),
+        rs.getString("schedule"),
+        rs.getString("payload"),
+        dialect.readInstant(rs, "next_tick"),
+        dialect.readInstant(rs, "last_tick"),
+        lastRun);
+  }
+
   /** The database's clock now. */
   Instant now(Connection c) throws SQLException {
     try (PreparedStatement ps = c.prepareStatement(now);
