@@ -27,7 +27,6 @@ abstract sealed class ProducerTable<T> permits Outbox, Jobs {
     return admin;
   }
 
-  /** How the engine sees the table. */
   final QueueTable<T> queueTable() {
     return queueTable;
   }

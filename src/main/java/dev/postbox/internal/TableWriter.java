@@ -30,7 +30,8 @@ public final class TableWriter {
    * @param columns the inserted columns, comma-separated
    * @param types the {@link java.sql.Types} of one row's bound parameters
    * @param uniqueColumn the column (or columns) a duplicate collides on
-   * @param valueTuple one row's "(?, ?, …)", its clock expressions placeholders
+   * @param valueTuple one row's "(?, ?, …)", its clock expressions placeholders ({@code {now}},
+   *     {@code {nowPlusMillis}})
    * @param autoCommitRefusal why a connection in auto-commit mode is refused, and what to do
    */
   public TableWriter(
@@ -94,7 +95,6 @@ public final class TableWriter {
     return new TableWriter(this, keyIndex);
   }
 
-  /** The table, as configured. */
   public String table() {
     return table;
   }
