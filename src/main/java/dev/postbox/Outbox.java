@@ -83,11 +83,7 @@ public final class Outbox extends ProducerTable<Envelope> {
    *     INSERT fails
    */
   public boolean add(Connection connection, Message message) {
-    Require.notNull("message", message);
-    List<Object[]> row = List.<Object[]>of(OutboxRows.row(message, payloadLimit, headerSupplier));
-    return writer.insert(
-            connection, row, message.eventId() != null, "adding 1 messages to " + table())
-        == 1;
+    return addAll(connection, List.of(Require.notNull("message", message))) == 1;
   }
 
   /**
