@@ -83,7 +83,6 @@ public final class RecurringJobs {
     }
   }
 
-  /** Starts ticking, on a virtual thread of its own. */
   public void start() {
     thread.start();
   }

@@ -28,10 +28,7 @@ public final class RecurringSql {
   final Dialect dialect;
   final String table;
 
-  /**
-   * Begins a step's transaction holding SQLite's one write lock from its start ({@link #write});
-   * null where a step's transaction is a JDBC one.
-   */
+  /** SQLite's {@code BEGIN IMMEDIATE} for {@link #write}; null where a JDBC transaction will do. */
   final String begin;
 
   final String declared;
@@ -49,7 +46,6 @@ public final class RecurringSql {
   private final String due;
   private final String soonest;
 
-  /** The statements of the catalogue's recurring files (each names its parameters in order). */
   RecurringSql(Dialect d, String jobs) {
     this.dialect = d;
     this.table = jobs + "_schedules";
