@@ -1,5 +1,6 @@
 package dev.postbox;
 
+import dev.postbox.internal.Require;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.locks.ReentrantLock;
@@ -41,9 +42,7 @@ public class BatchSendException extends PostboxException {
    * @throws InvalidValueException if {@code envelope} or {@code cause} is null
    */
   public BatchSendException fail(Envelope envelope, Exception cause) {
-    if (envelope == null) {
-      throw new InvalidValueException("envelope", "must not be null");
-    }
+    Require.notNull("envelope", envelope);
     if (cause == null) {
       throw new InvalidValueException("cause", "must not be null (envelope " + envelope + ")");
     }
@@ -57,9 +56,8 @@ public class BatchSendException extends PostboxException {
   }
 
   /**
-   * The causes recorded so far.
-   *
-   * @return a copy: the causes by event id, in the order they were first recorded
+   * {@return a copy of the causes recorded so far, by event id, in the order they were first
+   * recorded}
    */
   public Map<String, Exception> failures() {
     lock.lock();

@@ -42,11 +42,7 @@ public final class InProcessTransport implements Transport {
     this.handlers = Map.copyOf(handlers);
   }
 
-  /**
-   * A builder with no handlers.
-   *
-   * @return a new builder
-   */
+  /** {@return a new builder with no handlers} */
   public static Builder builder() {
     return new Builder();
   }
@@ -90,10 +86,8 @@ public final class InProcessTransport implements Transport {
     }
 
     /**
-     * A transport with the handlers registered so far, copied: later changes to this builder change
-     * nothing built.
-     *
-     * @return the transport
+     * {@return a transport with the handlers registered so far, copied: later changes to this
+     * builder change nothing built}
      */
     public InProcessTransport build() {
       return new InProcessTransport(handlers);

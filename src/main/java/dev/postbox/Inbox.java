@@ -33,11 +33,7 @@ public final class Inbox {
                 "the claim would commit apart from the handler's side effects", "claim"));
   }
 
-  /**
-   * A builder with the defaults: table {@code postbox_inbox}, retention 7 days.
-   *
-   * @return a new builder
-   */
+  /** {@return a new builder with the defaults: table {@code postbox_inbox}, retention 7 days} */
   public static Builder builder() {
     return new Builder();
   }
@@ -69,20 +65,12 @@ public final class Inbox {
         == 1;
   }
 
-  /**
-   * The inbox table's name as configured.
-   *
-   * @return {@code name} or {@code schema.name}
-   */
+  /** {@return the inbox table's name as configured, {@code name} or {@code schema.name}} */
   public String table() {
     return writer.table();
   }
 
-  /**
-   * How long rows are kept before a dispatcher's cleanup deletes them.
-   *
-   * @return the retention
-   */
+  /** {@return how long rows are kept before a dispatcher's cleanup deletes them} */
   public Duration retention() {
     return retention;
   }
@@ -131,11 +119,7 @@ public final class Inbox {
       return this;
     }
 
-    /**
-     * An inbox with these options; later changes to this builder change nothing built.
-     *
-     * @return the inbox
-     */
+    /** {@return an inbox with these options; later changes to this builder change nothing built} */
     public Inbox build() {
       return new Inbox(this);
     }

@@ -24,9 +24,8 @@ public final class InvalidValueException extends PostboxException {
   }
 
   /**
-   * The name of the offending field or option.
-   *
-   * @return the name, e.g. {@code "topic"} or {@code "batchSize"}
+   * {@return the name of the offending field or option, e.g. {@code "topic"} or {@code
+   * "batchSize"}}
    */
   public String field() {
     return field;

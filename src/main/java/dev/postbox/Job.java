@@ -38,10 +38,7 @@ public final class Job {
    */
   public static Job of(String name, String payload) {
     Rules.name("name", name);
-    if (payload == null) {
-      throw new InvalidValueException("payload", "must not be null");
-    }
-    return new Job(name, payload, Duration.ZERO, 0, null);
+    return new Job(name, Require.notNull("payload", payload), Duration.ZERO, 0, null);
   }
 
   /**
@@ -83,47 +80,27 @@ public final class Job {
     return new Job(name, payload, delay, maxAttempts, Rules.eventId("dedupeKey", dedupeKey));
   }
 
-  /**
-   * The job name.
-   *
-   * @return the name given to {@link #of}
-   */
+  /** {@return the job name given to {@link #of}} */
   public String name() {
     return name;
   }
 
-  /**
-   * The payload.
-   *
-   * @return the payload given to {@link #of}
-   */
+  /** {@return the payload given to {@link #of}} */
   public String payload() {
     return payload;
   }
 
-  /**
-   * The delay before the job may run.
-   *
-   * @return the delay, {@link Duration#ZERO} if none was set
-   */
+  /** {@return the delay before the job may run, {@link Duration#ZERO} if none was set} */
   public Duration delay() {
     return delay;
   }
 
-  /**
-   * The job's own attempt limit.
-   *
-   * @return the limit, or 0 for the job queue's default
-   */
+  /** {@return the job's own attempt limit, or 0 for the job queue's default} */
   public int maxAttempts() {
     return maxAttempts;
   }
 
-  /**
-   * The dedupe key.
-   *
-   * @return the key, or null if none was set
-   */
+  /** {@return the dedupe key, or null if none was set} */
   public String dedupeKey() {
     return dedupeKey;
   }

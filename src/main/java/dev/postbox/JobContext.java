@@ -32,9 +32,8 @@ public record JobContext(
     Instant dueAt) {
 
   /**
-   * Whether this is the job's last attempt: if it fails, the job is parked.
-   *
-   * @return true if {@code attempt} has reached {@code maxAttempts}
+   * {@return whether this is the job's last attempt ({@code attempt} has reached {@code
+   * maxAttempts}): if it fails, the job is parked}
    */
   public boolean lastAttempt() {
     return attempt >= maxAttempts;

@@ -1,5 +1,6 @@
 package dev.postbox;
 
+import dev.postbox.internal.Require;
 import dev.postbox.internal.Rules;
 import java.time.Duration;
 
@@ -16,9 +17,8 @@ import java.time.Duration;
 public interface JobHandler {
 
   /**
-   * The job name this handler runs, as given to {@link Job#of(String, String)}.
-   *
-   * @return the job name; same rules as {@link Job#of}
+   * {@return the job name this handler runs, as given to {@link Job#of(String, String)}; same
+   * rules}
    */
   String name();
 
@@ -60,10 +60,8 @@ public interface JobHandler {
   }
 
   /**
-   * This handler without a timeout, even if the job queue has one ({@link Jobs.Builder#timeout}):
-   * its attempts run as long as they take.
-   *
-   * @return a handler that runs this one without a timeout
+   * {@return this handler without a timeout, even if the job queue has one ({@link
+   * Jobs.Builder#timeout}): its attempts run as long as they take}
    */
   default JobHandler noTimeout() {
     return TimedJobHandler.of(this, null);
@@ -80,9 +78,7 @@ public interface JobHandler {
    */
   static JobHandler of(String name, Action action) {
     Rules.name("name", name);
-    if (action == null) {
-      throw new InvalidValueException("action", "must not be null");
-    }
+    Require.notNull("action", action);
     return new JobHandler() {
       @Override
       public String name() {

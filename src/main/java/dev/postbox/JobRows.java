@@ -69,8 +69,7 @@ final class JobRows {
       throws SQLException {
     String name = rs.getString("name");
     int maxAttempts = rs.getInt("max_attempts");
-    // the claim moves the key to running_key; a row read before the claim may still have it in
-    // dedupe_key
+    // a row read before the claim may still have its key in dedupe_key
     String key = rs.getString("running_key");
     key = key != null ? key : rs.getString("dedupe_key");
     Instant dueAt = d.readInstant(rs, leased ? "due_at" : "available_at");

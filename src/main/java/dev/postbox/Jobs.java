@@ -40,10 +40,8 @@ public final class Jobs extends ProducerTable<JobContext> {
   }
 
   /**
-   * A builder with the defaults: table {@code postbox_jobs}, 5 attempts, no timeout, finished jobs
-   * kept 1 day, payload limit 1 MiB.
-   *
-   * @return a new builder
+   * {@return a new builder with the defaults: table {@code postbox_jobs}, 5 attempts, no timeout,
+   * finished jobs kept 1 day, payload limit 1 MiB}
    */
   public static Builder builder() {
     return new Builder();

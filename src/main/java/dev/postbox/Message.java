@@ -40,10 +40,7 @@ public final class Message {
    */
   public static Message of(String topic, String payload) {
     Rules.name("topic", topic);
-    if (payload == null) {
-      throw new InvalidValueException("payload", "must not be null");
-    }
-    return new Message(topic, payload, null, null, Map.of());
+    return new Message(topic, Require.notNull("payload", payload), null, null, Map.of());
   }
 
   /**
@@ -110,46 +107,29 @@ public final class Message {
     return new Message(topic, payload, eventId, key, Collections.unmodifiableMap(copy));
   }
 
-  /**
-   * The topic.
-   *
-   * @return the topic given to {@link #of}
-   */
+  /** {@return the topic given to {@link #of}} */
   public String topic() {
     return topic;
   }
 
-  /**
-   * The payload.
-   *
-   * @return the payload given to {@link #of}
-   */
+  /** {@return the payload given to {@link #of}} */
   public String payload() {
     return payload;
   }
 
-  /**
-   * The caller's event id.
-   *
-   * @return the event id, or null if one will be generated at add time
-   */
+  /** {@return the caller's event id, or null if one will be generated at add time} */
   public String eventId() {
     return eventId;
   }
 
-  /**
-   * The partition or ordering key.
-   *
-   * @return the key, or null if none was set
-   */
+  /** {@return the partition or ordering key, or null if none was set} */
   public String key() {
     return key;
   }
 
   /**
-   * The headers set on this message (not those an outbox's header supplier adds).
-   *
-   * @return an unmodifiable map, in the order the headers were first set; empty if none
+   * {@return the headers set on this message (not those an outbox's header supplier adds): an
+   * unmodifiable map, in the order the headers were first set; empty if none}
    */
   public Map<String, String> headers() {
     return headers;

@@ -121,39 +121,16 @@ final class OrderingRegistration {
     return interrupted;
   }
 
-  /**
-   * Deletes this instance's old entry and those not seen for two leases. Params: instance id, -2
-   * leases in millis.
-   */
-  static String forgetSql(Dialect d, String table) {
-    return Home.text(Sql.REGISTRATION_FORGET, d).replace("{table}", table);
-  }
-
-  /** The entries seen within a lease. Params: -lease millis. */
-  static String liveSql(Dialect d, String table) {
-    return Home.text(Sql.REGISTRATION_LIVE, d).replace("{table}", table);
-  }
-
-  /** Params: instance id, settings. */
-  static String insertSql(Dialect d, String table) {
-    return Home.text(Sql.REGISTRATION_INSERT, d).replace("{table}", table);
-  }
-
-  /** Params: instance id. */
-  static String seenSql(Dialect d, String table) {
-    return Home.text(Sql.REGISTRATION_SEEN, d).replace("{table}", table);
-  }
-
-  /** Params: instance id. */
-  static String deleteSql(String table) {
-    return Home.common(Sql.REGISTRATION_DELETE).replace("{table}", table);
+  /** The catalogue's registration {@code statement} on {@code table} (its params named there). */
+  static String sql(Sql statement, Dialect d, String table) {
+    return Home.text(statement, d).replace("{table}", table);
   }
 
   private record Conflict(String instanceId, String settings, Instant startedAt) {}
 
   /** Forgets dead entries and this instance's old one, inserts its own, and finds a conflict. */
   private Conflict insertAndCheck(Connection c) throws SQLException {
-    try (PreparedStatement ps = c.prepareStatement(forgetSql(dialect, table))) {
+    try (PreparedStatement ps = c.prepareStatement(sql(Sql.REGISTRATION_FORGET, dialect, table))) {
       ps.setString(1, instanceId);
       ps.setLong(2, -2 * lease.toMillis());
       ps.executeUpdate();
@@ -161,7 +138,7 @@ final class OrderingRegistration {
     insert(c);
     Instant mine = null;
     Conflict earliest = null;
-    try (PreparedStatement ps = c.prepareStatement(liveSql(dialect, table))) {
+    try (PreparedStatement ps = c.prepareStatement(sql(Sql.REGISTRATION_LIVE, dialect, table))) {
       ps.setLong(1, -lease.toMillis());
       try (ResultSet rs = ps.executeQuery()) {
         while (rs.next()) {
@@ -192,7 +169,7 @@ final class OrderingRegistration {
   }
 
   private void insert(Connection c) throws SQLException {
-    try (PreparedStatement ps = c.prepareStatement(insertSql(dialect, table))) {
+    try (PreparedStatement ps = c.prepareStatement(sql(Sql.REGISTRATION_INSERT, dialect, table))) {
       ps.setString(1, instanceId);
       ps.setString(2, settings);
       ps.executeUpdate();
@@ -205,7 +182,8 @@ final class OrderingRegistration {
       Jdbc.autoCommit(
           dataSource,
           c -> {
-            try (PreparedStatement ps = c.prepareStatement(seenSql(dialect, table))) {
+            try (PreparedStatement ps =
+                c.prepareStatement(sql(Sql.REGISTRATION_SEEN, dialect, table))) {
               ps.setString(1, instanceId);
               if (ps.executeUpdate() == 0) {
                 log.warn(
@@ -223,7 +201,7 @@ final class OrderingRegistration {
   }
 
   private Void delete(Connection c) throws SQLException {
-    try (PreparedStatement ps = c.prepareStatement(deleteSql(table))) {
+    try (PreparedStatement ps = c.prepareStatement(sql(Sql.REGISTRATION_DELETE, dialect, table))) {
       ps.setString(1, instanceId);
       ps.executeUpdate();
     }

@@ -44,28 +44,24 @@ public final class Outbox extends ProducerTable<Envelope> {
   }
 
   /**
-   * A builder with the defaults: table {@code postbox_outbox}, payload limit 1 MiB, delivery in key
-   * order with {@link OrderedParking#BLOCK_KEY}.
-   *
-   * @return a new builder
+   * {@return a new builder with the defaults: table {@code postbox_outbox}, payload limit 1 MiB,
+   * delivery in key order with {@link OrderedParking#BLOCK_KEY}}
    */
   public static Builder builder() {
     return new Builder();
   }
 
   /**
-   * Whether messages with the same key are delivered in the order their adds committed.
-   *
-   * @return the {@link Builder#orderedByKey} setting
+   * {@return whether messages with the same key are delivered in the order their adds committed
+   * (the {@link Builder#orderedByKey} setting)}
    */
   public boolean orderedByKey() {
     return orderedByKey;
   }
 
   /**
-   * What a parked message does to the later messages of its key, when ordered by key.
-   *
-   * @return the {@link Builder#onParked} setting
+   * {@return what a parked message does to the later messages of its key, when ordered by key (the
+   * {@link Builder#onParked} setting)}
    */
   public OrderedParking onParked() {
     return onParked;
@@ -87,11 +83,7 @@ public final class Outbox extends ProducerTable<Envelope> {
    *     INSERT fails
    */
   public boolean add(Connection connection, Message message) {
-    Require.notNull("message", message);
-    List<Object[]> row = List.<Object[]>of(OutboxRows.row(message, payloadLimit, headerSupplier));
-    return writer.insert(
-            connection, row, message.eventId() != null, "adding 1 messages to " + table())
-        == 1;
+    return addAll(connection, List.of(Require.notNull("message", message))) == 1;
   }
 
   /**

@@ -27,16 +27,11 @@ abstract sealed class ProducerTable<T> permits Outbox, Jobs {
     return admin;
   }
 
-  /** How the engine sees the table. */
   final QueueTable<T> queueTable() {
     return queueTable;
   }
 
-  /**
-   * The table's name as configured.
-   *
-   * @return {@code name} or {@code schema.name}
-   */
+  /** {@return the table's name as configured, {@code name} or {@code schema.name}} */
   public String table() {
     return writer.table();
   }

@@ -72,9 +72,8 @@ public class RejectedMessageException extends PostboxException {
   }
 
   /**
-   * Whether this rejection parks the row at once.
-   *
-   * @return true if made by {@link #permanent}, false if the row is retried
+   * {@return whether this rejection parks the row at once: true if made by {@link #permanent},
+   * false if the row is retried}
    */
   public boolean isPermanent() {
     return permanent;

@@ -124,34 +124,6 @@ public final class Schedule {
     return ticks != null ? ticks.next(after) : after.plus(interval);
   }
 
-  /** Whether the next run is timed from the end of the previous one ({@link #every}). */
-  boolean fromRunEnd() {
-    return kind == Kind.EVERY;
-  }
-
-  /** The first tick of a schedule stored at {@code now}: a cron's next, else {@code now}. */
-  Instant first(Instant now) {
-    return ticks != null ? ticks.next(now) : now;
-  }
-
-  /**
-   * The tick after a run for {@code tick} was enqueued at {@code now} (ticks missed meanwhile are
-   * skipped): a cron's first tick after now; the first multiple of the period after now; for {@link
-   * #every}, {@code tick} itself: a stored next tick equal to the last tick is due at once and
-   * waits for the run to end, so that each step looks at the run and sees its end (or its row gone)
-   * within a poll interval, and then stores the end plus the delay.
-   */
-  Instant afterRun(Instant tick, Instant now) {
-    return switch (kind) {
-      case CRON -> ticks.next(now);
-      case EVERY -> tick;
-      case FIXED_RATE -> {
-        long periods = Duration.between(tick, now).toNanos() / interval.toNanos() + 1;
-        yield tick.plus(interval.multipliedBy(periods));
-      }
-    };
-  }
-
   /**
    * This schedule as the recurring-job engine reads it ({@code dev.postbox.internal.recurring}):
    * the dispatcher hands it over with the declaration. Package-private, so not API.
@@ -160,7 +132,7 @@ public final class Schedule {
     return new Rule();
   }
 
-  /** This schedule's {@link #rule()}: its stored form and the package-private rules above. */
+  /** This schedule's {@link #rule()}: its stored form and when it ticks. */
   private final class Rule implements ScheduleRule {
     @Override
     public String stored() {
@@ -174,17 +146,27 @@ public final class Schedule {
 
     @Override
     public boolean fromRunEnd() {
-      return Schedule.this.fromRunEnd();
+      return kind == Kind.EVERY;
     }
 
     @Override
     public Instant first(Instant now) {
-      return Schedule.this.first(now);
+      return ticks != null ? ticks.next(now) : now;
     }
 
     @Override
     public Instant afterRun(Instant tick, Instant now) {
-      return Schedule.this.afterRun(tick, now);
+      return switch (kind) {
+        case CRON -> ticks.next(now);
+        // a stored next tick equal to the last tick is due at once and waits for the run to end,
+        // so that each step looks at the run and sees its end (or its row gone) within a poll
+        // interval, and then stores the end plus the delay
+        case EVERY -> tick;
+        case FIXED_RATE -> {
+          long periods = Duration.between(tick, now).toNanos() / interval.toNanos() + 1;
+          yield tick.plus(interval.multipliedBy(periods));
+        }
+      };
     }
 
     @Override

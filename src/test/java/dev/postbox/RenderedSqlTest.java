@@ -11,6 +11,7 @@ import dev.postbox.internal.recurring.RecurringSqlRendering;
 import dev.postbox.internal.sql.LaneSqlRendering;
 import dev.postbox.internal.sql.QueueSql;
 import dev.postbox.internal.sql.QueueTable;
+import dev.postbox.internal.sql.Sql;
 import dev.postbox.testing.RenderedSql;
 import java.io.IOException;
 import java.nio.file.Path;
@@ -145,14 +146,23 @@ class RenderedSqlTest {
     out.add(
         "registration-forget",
         "instance id, -2 leases in millis",
-        OrderingRegistration.forgetSql(d, registration));
-    out.add("registration-live", "-lease millis", OrderingRegistration.liveSql(d, registration));
+        OrderingRegistration.sql(Sql.REGISTRATION_FORGET, d, registration));
+    out.add(
+        "registration-live",
+        "-lease millis",
+        OrderingRegistration.sql(Sql.REGISTRATION_LIVE, d, registration));
     out.add(
         "registration-insert",
         "instance id, settings",
-        OrderingRegistration.insertSql(d, registration));
-    out.add("registration-seen", "instance id", OrderingRegistration.seenSql(d, registration));
-    out.add("registration-delete", "instance id", OrderingRegistration.deleteSql(registration));
+        OrderingRegistration.sql(Sql.REGISTRATION_INSERT, d, registration));
+    out.add(
+        "registration-seen",
+        "instance id",
+        OrderingRegistration.sql(Sql.REGISTRATION_SEEN, d, registration));
+    out.add(
+        "registration-delete",
+        "instance id",
+        OrderingRegistration.sql(Sql.REGISTRATION_DELETE, d, registration));
   }
 
   private static String check(String table, String columns) {

@@ -161,21 +161,22 @@ class ScheduleTest {
     Instant late = Instant.parse("2026-01-01T00:03:30Z");
     assertEquals(
         Instant.parse("2026-01-01T00:04:00Z"),
-        Schedule.fixedRate(Duration.ofMinutes(1)).afterRun(tick, late));
+        Schedule.fixedRate(Duration.ofMinutes(1)).rule().afterRun(tick, late));
     assertEquals(
         Instant.parse("2026-01-01T00:01:00Z"),
-        Schedule.fixedRate(Duration.ofMinutes(1)).afterRun(tick, tick));
+        Schedule.fixedRate(Duration.ofMinutes(1)).rule().afterRun(tick, tick));
     assertEquals(
-        Instant.parse("2026-01-01T01:00:00Z"), Schedule.cron("0 * * * *").afterRun(tick, late));
+        Instant.parse("2026-01-01T01:00:00Z"),
+        Schedule.cron("0 * * * *").rule().afterRun(tick, late));
     // every: the run's own tick, which waits for the run's end (the next is timed from it)
-    assertEquals(tick, Schedule.every(Duration.ofMinutes(1)).afterRun(tick, late));
-    assertEquals(late, Schedule.every(Duration.ofMinutes(1)).first(late));
-    assertEquals(Instant.parse("2026-01-01T01:00:00Z"), Schedule.cron("0 * * * *").first(late));
+    assertEquals(tick, Schedule.every(Duration.ofMinutes(1)).rule().afterRun(tick, late));
+    assertEquals(late, Schedule.every(Duration.ofMinutes(1)).rule().first(late));
+    assertEquals(
+        Instant.parse("2026-01-01T01:00:00Z"), Schedule.cron("0 * * * *").rule().first(late));
   }
 
   @Test
   void theRuleTheEngineReadsIsTheSchedulesOwn() {
-    Instant tick = Instant.parse("2026-01-01T00:00:00Z");
     Instant late = Instant.parse("2026-01-01T00:03:30Z");
     for (Schedule s :
         List.of(
@@ -185,9 +186,7 @@ class ScheduleTest {
       ScheduleRule rule = s.rule();
       assertEquals(s.toString(), rule.stored());
       assertEquals(s.nextTick(late), rule.nextTick(late));
-      assertEquals(s.fromRunEnd(), rule.fromRunEnd());
-      assertEquals(s.first(late), rule.first(late));
-      assertEquals(s.afterRun(tick, late), rule.afterRun(tick, late));
+      assertEquals(s.toString().startsWith("every"), rule.fromRunEnd());
     }
   }
 

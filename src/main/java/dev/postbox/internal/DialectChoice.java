@@ -18,7 +18,6 @@ public final class DialectChoice {
     }
   }
 
-  /** The dialect of {@code database}. */
   public Dialect dialect(Database database) {
     return dialects.get(database);
   }

@@ -44,14 +44,7 @@ final class IdempotentInsert {
   // is harmless: both builders make the same statement)
   private final Insert[] lockedSingle = new Insert[2];
 
-  /**
-   * @param columns the inserted columns, comma-separated
-   * @param types the {@link java.sql.Types} of the bound parameters of one row, in order
-   * @param valueTuple one row's "(?, ?, …)", its clock expressions placeholders ({@code {now}},
-   *     {@code {nowPlusMillis}})
-   * @param notifyChannel where the database has notifications, the channel each insert notifies;
-   *     null for none
-   */
+  /** As {@link TableWriter}'s; {@code notifyChannel} null for none. */
   IdempotentInsert(
       String table,
       String columns,

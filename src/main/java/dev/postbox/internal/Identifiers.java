@@ -15,10 +15,7 @@ public final class Identifiers {
    * [A-Za-z_][A-Za-z0-9_]*} and at most 63 characters; otherwise throws naming {@code option}.
    */
   public static String tableName(String option, String name) {
-    if (name == null) {
-      throw new InvalidValueException(option, "must not be null");
-    }
-    String[] parts = name.split("\\.", -1);
+    String[] parts = Require.notNull(option, name).split("\\.", -1);
     if (parts.length > 2) {
       throw new InvalidValueException(
           option, "must be 'table' or 'schema.table' but has " + parts.length + " parts");

@@ -41,10 +41,6 @@ public final class Periodic {
     LockSupport.unpark(thread);
   }
 
-  public boolean stopped() {
-    return stopped;
-  }
-
   private void run() {
     long[] next = new long[tasks.size()];
     for (int i = 0; i < next.length; i++) {

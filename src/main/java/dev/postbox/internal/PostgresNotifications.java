@@ -48,7 +48,6 @@ public final class PostgresNotifications {
   /** Stops every LISTEN of the connection. */
   static final String UNLISTEN = Home.POSTGRESQL.template(Sql.UNLISTEN);
 
-  /** The LISTEN on {@code channel}. */
   static String listen(String channel) {
     return Home.POSTGRESQL.template(Sql.LISTEN).replace("{channel}", channel);
   }

@@ -17,9 +17,10 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * Stats, failing rows and parked-row operations on one table, run on the caller's connection: never
- * claims, never commits. Shared by the outbox and the job queue; a database error becomes a {@link
- * dev.postbox.PostboxException} naming what was being done. Immutable and thread-safe.
+ * Stats, failing rows and parked-row operations on one table, behind the outbox's and the job
+ * queue's methods of those names: on the caller's connection, never claims, never commits; a
+ * database error becomes a {@link dev.postbox.PostboxException} naming what was being done.
+ * Immutable and thread-safe.
  */
 public final class QueueAdmin {
   private final String table;
@@ -49,29 +50,24 @@ public final class QueueAdmin {
     }
   }
 
-  /** Counts rows not yet finished (not parked). */
   public long countPending(Connection c) {
     return call(c, "counting pending " + rows + " in " + table, s -> s.countPending(c));
   }
 
-  /** Pending, due, leased and parked counts and the oldest pending age. */
   public QueueStats stats(Connection c) {
     return call(c, "reading stats of " + table, s -> s.stats(c));
   }
 
-  /** Up to {@code limit} parked rows, oldest first. */
   public List<Parked> parked(Connection c, int limit) {
     Require.between("limit", limit, 1, 100_000);
     return call(c, "listing parked " + rows + " in " + table, s -> s.parked(c, limit));
   }
 
-  /** Up to {@code limit} failing rows, soonest next attempt first. */
   public List<Failing> failing(Connection c, int limit) {
     Require.between("limit", limit, 1, 100_000);
     return call(c, "listing failing " + rows + " in " + table, s -> s.failing(c, limit));
   }
 
-  /** Up to {@code limit} keys blocked by a parked row, oldest first. */
   public List<BlockedKey> blockedKeys(Connection c, int limit) {
     Require.between("limit", limit, 1, 100_000);
     return call(c, "listing blocked keys in " + table, s -> s.blockedKeys(c, limit));
@@ -82,7 +78,6 @@ public final class QueueAdmin {
     return call(c, "replaying " + what + " in " + table, s -> s.replay(c, ref)) > 0;
   }
 
-  /** Makes every parked row due again; returns how many. */
   public int replayAll(Connection c) {
     return call(c, "replaying parked " + rows + " in " + table, s -> s.replay(c, null));
   }

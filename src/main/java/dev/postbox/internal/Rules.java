@@ -139,7 +139,6 @@ public final class Rules {
             + ")");
   }
 
-  /** A header name and value. */
   public static void header(String name, String value) {
     text("header name", name, MAX_HEADER_NAME, false);
     if (value == null) {
@@ -159,7 +158,6 @@ public final class Rules {
     requireWellFormed("header '" + name + "'", value);
   }
 
-  /** Checks the header count. */
   public static void headerCount(int count) {
     if (count > MAX_HEADERS) {
       throw new InvalidValueException(

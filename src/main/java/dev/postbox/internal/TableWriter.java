@@ -10,11 +10,10 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * What the outbox, the job queue and the inbox share when they write on the caller's connection:
- * the refusal of a connection in auto-commit mode, the insert that skips duplicates without
- * aborting the caller's transaction ({@link IdempotentInsert}), the NOTIFY of a PostgreSQL add, the
- * dialect of the caller's connection, and one wrapping of SQLException. Immutable and thread-safe;
- * never commits, rolls back or closes the connection.
+ * How the outbox, the job queue and the inbox write on the caller's connection: auto-commit
+ * refused, duplicates skipped without aborting the transaction ({@link IdempotentInsert}), keys
+ * locked if asked ({@link KeyLocks}). Immutable and thread-safe; never commits, rolls back or
+ * closes.
  */
 public final class TableWriter {
   private final String table;
@@ -30,7 +29,8 @@ public final class TableWriter {
    * @param columns the inserted columns, comma-separated
    * @param types the {@link java.sql.Types} of one row's bound parameters
    * @param uniqueColumn the column (or columns) a duplicate collides on
-   * @param valueTuple one row's "(?, ?, …)", its clock expressions placeholders
+   * @param valueTuple one row's "(?, ?, …)", its clock expressions placeholders ({@code {now}},
+   *     {@code {nowPlusMillis}})
    * @param autoCommitRefusal why a connection in auto-commit mode is refused, and what to do
    */
   public TableWriter(
@@ -94,7 +94,6 @@ public final class TableWriter {
     return new TableWriter(this, keyIndex);
   }
 
-  /** The table, as configured. */
   public String table() {
     return table;
   }

@@ -5,7 +5,6 @@ import dev.postbox.StoredSchedule.LastRun;
 import dev.postbox.internal.DialectChoice;
 import dev.postbox.internal.Require;
 import dev.postbox.internal.Rules;
-import dev.postbox.internal.dialect.Dialect;
 import dev.postbox.internal.jdbc.Jdbc;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -24,23 +23,21 @@ public final class RecurringAdmin {
   public static List<StoredSchedule> list(Connection c, DialectChoice dialects, String jobs) {
     Require.notNull("connection", c);
     try {
-      Dialect d = dialects.of(c);
-      RecurringSql sql = new RecurringSql(d, jobs);
+      RecurringSql sql = new RecurringSql(dialects.of(c), jobs);
       List<StoredSchedule> schedules = new ArrayList<>();
       try (PreparedStatement ps = c.prepareStatement(sql.list);
           ResultSet rs = ps.executeQuery()) {
         while (rs.next()) {
-          long id = rs.getLong("last_run");
-          Long lastRunId = rs.wasNull() ? null : id;
+          RecurringSql.Row r = sql.row(rs);
           schedules.add(
               new StoredSchedule(
-                  rs.getString("name"),
-                  rs.getString("schedule"),
-                  rs.getString("payload"),
-                  d.readInstant(rs, "next_tick"),
-                  d.readInstant(rs, "last_tick"),
-                  lastRunId,
-                  lastRun(rs, lastRunId)));
+                  r.name(),
+                  r.schedule(),
+                  r.payload(),
+                  r.tick(),
+                  r.lastTick(),
+                  r.lastRun(),
+                  lastRun(rs, r.lastRun())));
         }
       }
       return schedules;

@@ -34,43 +34,41 @@ public final class RecurringJobs {
   /** A schedule as declared on a dispatcher's builder. */
   public record Declared(ScheduleRule schedule, String name, String payload) {}
 
+  /**
+   * The job table runs go to, the attempts each run gets, and what to call after runs were enqueued
+   * (wakes the dispatcher's job lane).
+   */
+  public record RunQueue(String table, int maxAttempts, Runnable enqueued) {}
+
   private final DataSource ds;
   private final RecurringSql sql;
   private final ScheduleStore store;
   private final Map<String, Declared> declared;
   private final List<String> names;
-  private final int maxAttempts;
+  private final RunQueue runs;
   private final Duration pollInterval;
-  private final Runnable enqueued;
   private final String instanceId;
   private final Thread thread;
   private volatile boolean stopped;
 
-  /**
-   * @param enqueued called after runs were enqueued (wakes this dispatcher's job lane)
-   */
   public RecurringJobs(
       DataSource ds,
       Dialect dialect,
-      String jobsTable,
       Map<String, Declared> declared,
-      int maxAttempts,
+      RunQueue runs,
       Duration pollInterval,
-      Runnable enqueued,
       String instanceId) {
     this.ds = ds;
-    this.sql = new RecurringSql(dialect, jobsTable);
+    this.sql = new RecurringSql(dialect, runs.table());
     this.store = new ScheduleStore(ds, sql, instanceId);
     this.declared = Map.copyOf(declared);
     this.names = List.copyOf(declared.keySet());
-    this.maxAttempts = maxAttempts;
+    this.runs = runs;
     this.pollInterval = pollInterval;
-    this.enqueued = enqueued;
     this.instanceId = instanceId;
     this.thread = Thread.ofVirtual().name(instanceId + "-recurring").unstarted(this::run);
   }
 
-  /** The schedules table. */
   public String table() {
     return sql.table;
   }
@@ -85,7 +83,6 @@ public final class RecurringJobs {
     }
   }
 
-  /** Starts ticking, on a virtual thread of its own. */
   public void start() {
     thread.start();
   }
@@ -124,48 +121,41 @@ public final class RecurringJobs {
             c -> {
               Instant now = sql.now(c);
               int fired = 0;
-              for (DueRow row : due(c, now)) {
+              for (RecurringSql.Row row : due(c, now)) {
                 fired += fire(c, row, now) ? 1 : 0;
               }
               return new Step(now, fired);
             });
     if (step.fired() > 0) {
-      enqueued.run();
+      runs.enqueued().run();
     }
     return Jdbc.autoCommit(ds, c -> untilSoonest(c, step.now()));
   }
 
-  /** A due schedule row; for {@code every}, a tick equal to the last tick waits for the end. */
-  private record DueRow(
-      String name, String schedule, String payload, Instant tick, Instant lastTick, Long lastRun) {}
-
-  private List<DueRow> due(Connection c, Instant now) throws SQLException {
-    List<DueRow> rows = new ArrayList<>();
+  /** The due schedule rows; for {@code every}, a tick equal to the last tick waits for the end. */
+  private List<RecurringSql.Row> due(Connection c, Instant now) throws SQLException {
+    List<RecurringSql.Row> rows = new ArrayList<>();
     try (PreparedStatement ps = c.prepareStatement(sql.due(names.size()))) {
-      sql.dialect.bindInstant(ps, 1, now);
-      for (int i = 0; i < names.size(); i++) {
-        ps.setString(i + 2, names.get(i));
-      }
+      bindNames(ps, now);
       try (ResultSet rs = ps.executeQuery()) {
         while (rs.next()) {
-          long id = rs.getLong("last_run");
-          Long lastRun = rs.wasNull() ? null : id;
-          rows.add(
-              new DueRow(
-                  rs.getString("name"),
-                  rs.getString("schedule"),
-                  rs.getString("payload"),
-                  sql.dialect.readInstant(rs, "next_tick"),
-                  sql.dialect.readInstant(rs, "last_tick"),
-                  lastRun));
+          rows.add(sql.row(rs));
         }
       }
     }
     return rows;
   }
 
+  /** Binds {@code t}, then the declared names. */
+  private void bindNames(PreparedStatement ps, Instant t) throws SQLException {
+    sql.dialect.bindInstant(ps, 1, t);
+    for (int i = 0; i < names.size(); i++) {
+      ps.setString(i + 2, names.get(i));
+    }
+  }
+
   /** Enqueues the run of a due schedule unless its last run is unfinished; true if it did. */
-  private boolean fire(Connection c, DueRow row, Instant now) throws SQLException {
+  private boolean fire(Connection c, RecurringSql.Row row, Instant now) throws SQLException {
     Declared d = declared.get(row.name());
     if (!d.schedule().stored().equals(row.schedule())) {
       return false; // stored by a dispatcher that declares it otherwise: that one runs it
@@ -233,7 +223,7 @@ public final class RecurringJobs {
         c.prepareStatement(sql.insertRun, Statement.RETURN_GENERATED_KEYS)) {
       ps.setString(1, name);
       ps.setString(2, payload);
-      ps.setInt(3, maxAttempts);
+      ps.setInt(3, runs.maxAttempts());
       sql.dialect.bindInstant(ps, 4, now);
       sql.dialect.bindInstant(ps, 5, now);
       sql.dialect.bindInstant(ps, 6, tick);
@@ -250,10 +240,7 @@ public final class RecurringJobs {
   private Duration untilSoonest(Connection c, Instant after) throws SQLException {
     Instant soonest;
     try (PreparedStatement ps = c.prepareStatement(sql.soonest(names.size()))) {
-      sql.dialect.bindInstant(ps, 1, after);
-      for (int i = 0; i < names.size(); i++) {
-        ps.setString(i + 2, names.get(i));
-      }
+      bindNames(ps, after);
       try (ResultSet rs = ps.executeQuery()) {
         soonest = rs.next() ? sql.dialect.readInstant(rs, "soonest") : null;
       }

@@ -3,6 +3,7 @@ package dev.postbox.internal.recurring;
 import dev.postbox.internal.dialect.Dialect;
 import dev.postbox.internal.jdbc.Jdbc;
 import dev.postbox.internal.jdbc.SqlFunction;
+import dev.postbox.internal.jdbc.SqlText;
 import dev.postbox.internal.sql.Home;
 import dev.postbox.internal.sql.Sql;
 import java.sql.Connection;
@@ -10,7 +11,6 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Instant;
-import java.util.Collections;
 import javax.sql.DataSource;
 
 /**
@@ -28,10 +28,7 @@ public final class RecurringSql {
   final Dialect dialect;
   final String table;
 
-  /**
-   * Begins a step's transaction holding SQLite's one write lock from its start ({@link #write});
-   * null where a step's transaction is a JDBC one.
-   */
+  /** SQLite's {@code BEGIN IMMEDIATE} for {@link #write}; null where a JDBC transaction will do. */
   final String begin;
 
   final String declared;
@@ -49,7 +46,6 @@ public final class RecurringSql {
   private final String due;
   private final String soonest;
 
-  /** The statements of the catalogue's recurring files (each names its parameters in order). */
   RecurringSql(Dialect d, String jobs) {
     this.dialect = d;
     this.table = jobs + "_schedules";
@@ -74,21 +70,30 @@ public final class RecurringSql {
     return Home.text(sql, dialect).replace("{schedules}", table).replace("{table}", jobs);
   }
 
-  /**
-   * Params: the step's now, then the names. The declared schedules due at that now, each locked or
-   * skipped if locked.
-   */
+  /** The due schedules of {@code names} names, locked ({@code recurring-due}). */
   String due(int names) {
-    return due.replace("{names}", marks(names));
+    return due.replace("{names}", SqlText.marks(names));
   }
 
-  /** Params: a time, then the names. The earliest tick after that time. */
+  /** The earliest tick of {@code names} names after a time ({@code recurring-soonest}). */
   String soonest(int names) {
-    return soonest.replace("{names}", marks(names));
+    return soonest.replace("{names}", SqlText.marks(names));
   }
 
-  private static String marks(int n) {
-    return String.join(", ", Collections.nCopies(n, "?"));
+  /** A schedule row as {@link #due} and {@link #list} read it: its next tick, its last run's id. */
+  record Row(
+      String name, String schedule, String payload, Instant tick, Instant lastTick, Long lastRun) {}
+
+  Row row(ResultSet rs) throws SQLException {
+    long id = rs.getLong("last_run");
+    Long lastRun = rs.wasNull() ? null : id;
+    return new Row(
+        rs.getString("name"),
+        rs.getString("schedule"),
+        rs.getString("payload"),
+        dialect.readInstant(rs, "next_tick"),
+        dialect.readInstant(rs, "last_tick"),
+        lastRun);
   }
 
   /** The database's clock now. */
@@ -100,9 +105,7 @@ public final class RecurringSql {
     }
   }
 
-  /**
-   * Runs {@code statement} with {@code params} bound in order (instants as the dialect binds them).
-   */
+  /** Runs {@code statement} with {@code params} bound in order, instants as the dialect binds. */
   void update(Connection c, String statement, Object... params) throws SQLException {
     try (PreparedStatement ps = c.prepareStatement(statement)) {
       for (int i = 0; i < params.length; i++) {
