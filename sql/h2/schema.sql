@@ -1,5 +1,5 @@
 -- Postbox schema for H2 2.2.220+ (MVStore). Copy into your migrations; Postbox never runs DDL itself.
--- Schema version 5 (upgrades: UPGRADING.md).
+-- Schema version 6 (upgrades: UPGRADING.md).
 --
 -- Common columns of the Postbox tables:
 --   state         0 = pending, 1 = done (kept for retention), 2 = parked (out of attempts)
@@ -21,6 +21,8 @@ CREATE TABLE postbox_outbox (
     state        SMALLINT      DEFAULT 0 NOT NULL,
     attempts     INTEGER       DEFAULT 0 NOT NULL,
     claims       INTEGER       DEFAULT 0 NOT NULL,
+    -- times a RetryLater put the row off without counting an attempt (bounded: maxSnoozes)
+    snoozes      INTEGER       DEFAULT 0 NOT NULL,
     available_at TIMESTAMP(6) WITH TIME ZONE NOT NULL,
     leased_by    VARCHAR(200),
     last_error   VARCHAR(2000),
@@ -63,6 +65,8 @@ CREATE TABLE postbox_jobs (
     state        SMALLINT      DEFAULT 0 NOT NULL,
     attempts     INTEGER       DEFAULT 0 NOT NULL,
     claims       INTEGER       DEFAULT 0 NOT NULL,
+    -- times a RetryLater put the row off without counting an attempt (bounded: maxSnoozes)
+    snoozes      INTEGER       DEFAULT 0 NOT NULL,
     available_at TIMESTAMP(6) WITH TIME ZONE NOT NULL,
     -- when the current attempt became due (its available_at before the claim): JobContext.dueAt
     due_at       TIMESTAMP(6) WITH TIME ZONE,
@@ -91,6 +95,18 @@ CREATE TABLE postbox_jobs_schedules (
     last_tick  TIMESTAMP(6) WITH TIME ZONE,
     last_run   BIGINT,
     updated_at TIMESTAMP(6) WITH TIME ZONE NOT NULL
+);
+
+-- flow control of the job queue (docs/jobs.md#flow-control): one row per job name paused with
+-- Jobs.pause; a claim never takes a paused name's jobs, and Jobs.resume deletes its row
+CREATE TABLE postbox_jobs_flow (
+    -- what the row controls: 'name' (a job name)
+    kind        VARCHAR(10)  NOT NULL,
+    name        VARCHAR(200) NOT NULL,
+    -- since when its jobs are not claimed, by the database clock; NULL: not paused
+    paused_at   TIMESTAMP(6) WITH TIME ZONE,
+    updated_at  TIMESTAMP(6) WITH TIME ZONE NOT NULL,
+    PRIMARY KEY (kind, name)
 );
 
 -- consumer-side dedupe: one row per (consumer, event) handled, deleted after the retention

@@ -1,6 +1,6 @@
 -- Postbox schema for MySQL 8.0.1+ and MariaDB 10.6+ (InnoDB). Copy into your migrations; Postbox
 -- never runs DDL itself. Times are DATETIME(6) in UTC, always written from UTC_TIMESTAMP(6).
--- Schema version 5 (upgrades: UPGRADING.md).
+-- Schema version 6 (upgrades: UPGRADING.md).
 --
 -- Common columns of the Postbox tables:
 --   state         0 = pending, 1 = done (kept for retention), 2 = parked (out of attempts)
@@ -22,6 +22,8 @@ CREATE TABLE postbox_outbox (
     state        SMALLINT      NOT NULL DEFAULT 0,
     attempts     INT           NOT NULL DEFAULT 0,
     claims       INT           NOT NULL DEFAULT 0,
+    -- times a RetryLater put the row off without counting an attempt (bounded: maxSnoozes)
+    snoozes      INT           NOT NULL DEFAULT 0,
     available_at DATETIME(6)   NOT NULL,
     leased_by    VARCHAR(200)  NULL,
     last_error   VARCHAR(2000) NULL,
@@ -65,6 +67,8 @@ CREATE TABLE postbox_jobs (
     state        SMALLINT      NOT NULL DEFAULT 0,
     attempts     INT           NOT NULL DEFAULT 0,
     claims       INT           NOT NULL DEFAULT 0,
+    -- times a RetryLater put the row off without counting an attempt (bounded: maxSnoozes)
+    snoozes      INT           NOT NULL DEFAULT 0,
     available_at DATETIME(6)   NOT NULL,
     -- when the current attempt became due (its available_at before the claim): JobContext.dueAt
     due_at       DATETIME(6)   NULL,
@@ -94,6 +98,18 @@ CREATE TABLE postbox_jobs_schedules (
     last_tick  DATETIME(6)   NULL,
     last_run   BIGINT        NULL,
     updated_at DATETIME(6)   NOT NULL
+) ENGINE = InnoDB DEFAULT CHARSET = utf8mb4 COLLATE = utf8mb4_bin;
+
+-- flow control of the job queue (docs/jobs.md#flow-control): one row per job name paused with
+-- Jobs.pause; a claim never takes a paused name's jobs, and Jobs.resume deletes its row
+CREATE TABLE postbox_jobs_flow (
+    -- what the row controls: 'name' (a job name)
+    kind        VARCHAR(10)  NOT NULL,
+    name        VARCHAR(200) NOT NULL,
+    -- since when its jobs are not claimed, by the database clock; NULL: not paused
+    paused_at   DATETIME(6) NULL,
+    updated_at  DATETIME(6) NOT NULL,
+    PRIMARY KEY (kind, name)
 ) ENGINE = InnoDB DEFAULT CHARSET = utf8mb4 COLLATE = utf8mb4_bin;
 
 -- consumer-side dedupe: one row per (consumer, event) handled, deleted after the retention

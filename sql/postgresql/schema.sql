@@ -1,5 +1,5 @@
 -- Postbox schema for PostgreSQL 12+. Copy into your migrations; Postbox never runs DDL itself.
--- Schema version 5 (upgrades: UPGRADING.md).
+-- Schema version 6 (upgrades: UPGRADING.md).
 --
 -- Common columns of the Postbox tables:
 --   state         0 = pending, 1 = done (kept for retention), 2 = parked (out of attempts)
@@ -21,6 +21,8 @@ CREATE TABLE postbox_outbox (
     state        SMALLINT      NOT NULL DEFAULT 0,
     attempts     INTEGER       NOT NULL DEFAULT 0,
     claims       INTEGER       NOT NULL DEFAULT 0,
+    -- times a RetryLater put the row off without counting an attempt (bounded: maxSnoozes)
+    snoozes      INTEGER       NOT NULL DEFAULT 0,
     available_at TIMESTAMPTZ   NOT NULL DEFAULT now(),
     leased_by    VARCHAR(200),
     last_error   VARCHAR(2000),
@@ -64,6 +66,8 @@ CREATE TABLE postbox_jobs (
     state        SMALLINT      NOT NULL DEFAULT 0,
     attempts     INTEGER       NOT NULL DEFAULT 0,
     claims       INTEGER       NOT NULL DEFAULT 0,
+    -- times a RetryLater put the row off without counting an attempt (bounded: maxSnoozes)
+    snoozes      INTEGER       NOT NULL DEFAULT 0,
     available_at TIMESTAMPTZ   NOT NULL DEFAULT now(),
     -- when the current attempt became due (its available_at before the claim): JobContext.dueAt
     due_at       TIMESTAMPTZ,
@@ -97,6 +101,18 @@ CREATE TABLE postbox_jobs_schedules (
     last_tick  TIMESTAMPTZ,
     last_run   BIGINT,
     updated_at TIMESTAMPTZ   NOT NULL
+);
+
+-- flow control of the job queue (docs/jobs.md#flow-control): one row per job name paused with
+-- Jobs.pause; a claim never takes a paused name's jobs, and Jobs.resume deletes its row
+CREATE TABLE postbox_jobs_flow (
+    -- what the row controls: 'name' (a job name)
+    kind        VARCHAR(10)  NOT NULL,
+    name        VARCHAR(200) NOT NULL,
+    -- since when its jobs are not claimed, by the database clock; NULL: not paused
+    paused_at   TIMESTAMPTZ,
+    updated_at  TIMESTAMPTZ NOT NULL,
+    PRIMARY KEY (kind, name)
 );
 
 -- consumer-side dedupe: one row per (consumer, event) handled, deleted after the retention

@@ -1,5 +1,5 @@
 -- Postbox schema for SQLite 3.35+. Copy into your migrations; Postbox never runs DDL itself.
--- Schema version 5 (upgrades: UPGRADING.md).
+-- Schema version 6 (upgrades: UPGRADING.md).
 -- Open the database in WAL mode with a busy timeout, e.g.
 --   jdbc:sqlite:app.db?journal_mode=WAL&busy_timeout=5000
 -- Times are INTEGER milliseconds since the Unix epoch, from SQLite's own clock.
@@ -25,6 +25,8 @@ CREATE TABLE postbox_outbox (
     state        INTEGER NOT NULL DEFAULT 0,
     attempts     INTEGER NOT NULL DEFAULT 0,
     claims       INTEGER NOT NULL DEFAULT 0,
+    -- times a RetryLater put the row off without counting an attempt (bounded: maxSnoozes)
+    snoozes      INTEGER NOT NULL DEFAULT 0,
     available_at INTEGER NOT NULL,
     leased_by    TEXT,
     last_error   TEXT,
@@ -61,6 +63,8 @@ CREATE TABLE postbox_jobs (
     state        INTEGER NOT NULL DEFAULT 0,
     attempts     INTEGER NOT NULL DEFAULT 0,
     claims       INTEGER NOT NULL DEFAULT 0,
+    -- times a RetryLater put the row off without counting an attempt (bounded: maxSnoozes)
+    snoozes      INTEGER NOT NULL DEFAULT 0,
     available_at INTEGER NOT NULL,
     -- when the current attempt became due (its available_at before the claim): JobContext.dueAt
     due_at       INTEGER,
@@ -89,6 +93,18 @@ CREATE TABLE postbox_jobs_schedules (
     last_tick  INTEGER,
     last_run   INTEGER,
     updated_at INTEGER       NOT NULL
+);
+
+-- flow control of the job queue (docs/jobs.md#flow-control): one row per job name paused with
+-- Jobs.pause; a claim never takes a paused name's jobs, and Jobs.resume deletes its row
+CREATE TABLE postbox_jobs_flow (
+    -- what the row controls: 'name' (a job name)
+    kind        TEXT    NOT NULL,
+    name        TEXT    NOT NULL,
+    -- since when its jobs are not claimed, by the database clock; NULL: not paused
+    paused_at   INTEGER,
+    updated_at  INTEGER NOT NULL,
+    PRIMARY KEY (kind, name)
 );
 
 -- consumer-side dedupe: one row per (consumer, event) handled, deleted after the retention

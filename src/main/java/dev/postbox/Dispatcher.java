@@ -110,6 +110,8 @@ public final class Dispatcher implements AutoCloseable {
                     null,
                     JobDelivery.timeLimit(config.handlers(), config.jobs().timeout())),
                 config.jobs().notifies());
+        Startup.checkColumns(
+            config.dataSource(), database, JobFlow.table(config.jobs().table()), JobFlow.COLUMNS);
         if (!config.recurring().isEmpty()) {
           schedules =
               new RecurringJobs(

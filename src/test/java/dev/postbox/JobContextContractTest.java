@@ -277,4 +277,28 @@ public abstract class JobContextContractTest extends DatabaseTest {
     Await.until(WAIT, "the job enqueued before the upgrade", () -> count("state = 1") == 1);
     assertEquals(1, seen.size());
   }
+
+  @Test
+  void tablesOfSchemaFiveAreRefusedUntilTheShippedUpgradeRuns() {
+    // back to schema 5
+    Sql.update(ds, "ALTER TABLE postbox_jobs DROP COLUMN snoozes");
+    Sql.update(ds, "ALTER TABLE postbox_outbox DROP COLUMN snoozes");
+    Sql.update(ds, "DROP TABLE postbox_jobs_flow");
+    Sql.commit(ds, c -> jobs.enqueue(c, Job.of("upgraded", "x")));
+    List<JobContext> seen = new CopyOnWriteArrayList<>();
+    PostboxException refused =
+        assertThrows(
+            PostboxException.class,
+            () ->
+                dispatcher(Duration.ofMillis(10), JobHandler.of("upgraded", seen::add))
+                    .build()
+                    .start());
+    assertTrue(refused.getMessage().contains("snoozes"), refused.getMessage());
+
+    db.runScript(db.sqlFolder().resolve("upgrade-5-to-6.sql"));
+    started(dispatcher(Duration.ofMillis(10), JobHandler.of("upgraded", seen::add)));
+    Await.until(WAIT, "the job enqueued before the upgrade", () -> count("state = 1") == 1);
+    assertEquals(1, seen.size());
+    assertEquals(0, count("snoozes <> 0"));
+  }
 }

@@ -411,6 +411,7 @@ public abstract class OutboxDeliveryContractTest extends OutboxSuite {
     db.runScript(db.sqlFolder().resolve("upgrade-2-to-3.sql"));
     db.runScript(db.sqlFolder().resolve("upgrade-3-to-4.sql"));
     db.runScript(db.sqlFolder().resolve("upgrade-4-to-5.sql"));
+    db.runScript(db.sqlFolder().resolve("upgrade-5-to-6.sql"));
     started(dispatcher(transport));
     Await.until(WAIT, "the row added before the upgrade", () -> rows() == 0);
     assertEquals(1, transport.count("before-upgrade"));

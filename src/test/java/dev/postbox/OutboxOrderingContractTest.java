@@ -443,6 +443,7 @@ public abstract class OutboxOrderingContractTest extends OutboxSuite {
     db.runScript(db.sqlFolder().resolve("upgrade-2-to-3.sql"));
     db.runScript(db.sqlFolder().resolve("upgrade-3-to-4.sql"));
     db.runScript(db.sqlFolder().resolve("upgrade-4-to-5.sql"));
+    db.runScript(db.sqlFolder().resolve("upgrade-5-to-6.sql"));
 
     started(dispatcher(t));
     add(Message.of("t", "{}").eventId("barrier")); // claimed after the keys' pending rows would be

@@ -20,7 +20,7 @@ public final class Startup {
 
   /** The columns every queue table has, besides its own. */
   public static final String QUEUE_COLUMNS =
-      "id, state, attempts, claims, available_at, leased_by, last_error, created_at";
+      "id, state, attempts, claims, snoozes, available_at, leased_by, last_error, created_at";
 
   /** The columns of the keys table ({@link KeyLocks}) a start checks. */
   static final String KEYS_TABLE_COLUMNS = "msg_key";

@@ -35,6 +35,7 @@ public final class TestDatabase implements AutoCloseable {
           "postbox_outbox_dispatchers",
           "postbox_jobs",
           "postbox_jobs_schedules",
+          "postbox_jobs_flow",
           "postbox_inbox");
 
   private static final int SERVER_POOL = 32;

@@ -43,6 +43,7 @@ abstract class FlywayRecipeContractTest {
           "postbox_outbox_dispatchers",
           "postbox_jobs",
           "postbox_jobs_schedules",
+          "postbox_jobs_flow",
           "postbox_inbox",
           "flyway_schema_history");
 

@@ -14,6 +14,7 @@ class MariaDbFlywayRecipeTest extends FlywayRecipeContractTest {
     return List.of(
         "postbox_inbox",
         "postbox_jobs",
+        "postbox_jobs_flow",
         "postbox_jobs_schedules",
         "postbox_outbox",
         "postbox_outbox_dispatchers",
@@ -22,6 +23,6 @@ class MariaDbFlywayRecipeTest extends FlywayRecipeContractTest {
 
   @Override
   protected int expectedStatements() {
-    return 6; // six tables, their indexes inline
+    return 7; // seven tables, their indexes inline
   }
 }

@@ -14,6 +14,7 @@ class PostgresFlywayRecipeTest extends FlywayRecipeContractTest {
     return List.of(
         "postbox_inbox",
         "postbox_jobs",
+        "postbox_jobs_flow",
         "postbox_jobs_schedules",
         "postbox_outbox",
         "postbox_outbox_dispatchers");
@@ -21,6 +22,6 @@ class PostgresFlywayRecipeTest extends FlywayRecipeContractTest {
 
   @Override
   protected int expectedStatements() {
-    return 9; // five tables, four indexes
+    return 10; // six tables, four indexes
   }
 }

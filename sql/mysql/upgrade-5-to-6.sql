@@ -1,0 +1,19 @@
+-- Postbox schema 5 to 6: flow control for jobs (see UPGRADING.md). Rename the tables here if yours
+-- are not the default names. Safe to run while dispatchers of schema 5 are running (the columns
+-- have defaults and the new table is not read by them); start the new version only once it has run.
+
+-- times a RetryLater put the row off without counting an attempt (bounded: maxSnoozes)
+ALTER TABLE postbox_outbox ADD COLUMN snoozes INT NOT NULL DEFAULT 0;
+ALTER TABLE postbox_jobs ADD COLUMN snoozes INT NOT NULL DEFAULT 0;
+
+-- flow control of the job queue (docs/jobs.md#flow-control): one row per job name paused with
+-- Jobs.pause; a claim never takes a paused name's jobs, and Jobs.resume deletes its row
+CREATE TABLE postbox_jobs_flow (
+    -- what the row controls: 'name' (a job name)
+    kind        VARCHAR(10)  NOT NULL,
+    name        VARCHAR(200) NOT NULL,
+    -- since when its jobs are not claimed, by the database clock; NULL: not paused
+    paused_at   DATETIME(6) NULL,
+    updated_at  DATETIME(6) NOT NULL,
+    PRIMARY KEY (kind, name)
+) ENGINE = InnoDB DEFAULT CHARSET = utf8mb4 COLLATE = utf8mb4_bin;
