@@ -135,6 +135,7 @@ class RenderedSqlTest {
     checks.put(
         "schedules",
         check(RecurringSqlRendering.table(d, jobs.table()), RecurringSql.CHECKED_COLUMNS));
+    checks.put("flow", check(JobFlow.table(jobs.table()), JobFlow.COLUMNS));
     checks.put("registration", check(registration, OrderingRegistration.COLUMNS));
     checks.put("inbox", check(inbox.table(), InboxRows.ALL));
     checks.forEach((table, sql) -> out.add("check-" + table, "none", sql));

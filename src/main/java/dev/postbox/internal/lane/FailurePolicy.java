@@ -1,6 +1,8 @@
 package dev.postbox.internal.lane;
 
+import dev.postbox.PostboxException;
 import dev.postbox.RejectedMessageException;
+import dev.postbox.RetryLater;
 import dev.postbox.internal.jdbc.Text;
 import dev.postbox.internal.sql.Claimed;
 import java.time.Duration;
@@ -9,10 +11,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * What a failed delivery comes to: handed back (interrupted by shutdown), parked now ({@link
- * ParkNow}, or a permanent {@link RejectedMessageException}), refunded (failed during an {@link
- * Outage}), parked (out of attempts), or retried after the backoff. Thread-safe; called on delivery
- * threads.
+ * What a failed delivery comes to: handed back (interrupted by shutdown), snoozed (a {@link
+ * RetryLater}, which may come wrapped in another exception), parked now ({@link ParkNow}, or a
+ * permanent {@link RejectedMessageException}), refunded (failed during an {@link Outage}), parked
+ * (out of attempts), or retried after the backoff. Thread-safe; called on delivery threads.
  */
 final class FailurePolicy {
   private static final Logger log = LoggerFactory.getLogger(FailurePolicy.class);
@@ -38,6 +40,10 @@ final class FailurePolicy {
     try {
       if (stopping.getAsBoolean() && interrupted(e)) {
         return new Outcome(row, Outcome.Kind.RELEASED, e, Duration.ZERO, elapsed);
+      }
+      RetryLater later = retryLater(e);
+      if (later != null) {
+        return new Outcome(row, Outcome.Kind.SNOOZED, later, later.delay(), elapsed);
       }
       if (e instanceof ParkNow || e instanceof RejectedMessageException r && r.isPermanent()) {
         return new Outcome(row, Outcome.Kind.PARKED, e, Duration.ZERO, elapsed);
@@ -105,8 +111,45 @@ final class FailurePolicy {
         elapsed);
   }
 
+  /**
+   * What a {@code snoozed} row comes to when it was snoozed {@link RetryLater#MAX_SNOOZES} times
+   * already: a failed attempt, retried after the delay its snooze asked for, or parked if it was
+   * the last.
+   */
+  static Outcome snoozedTooOften(Outcome snoozed, LaneSettings settings) {
+    Claimed<?> row = snoozed.row();
+    PostboxException counted =
+        new PostboxException(
+            "snoozed "
+                + RetryLater.MAX_SNOOZES
+                + " times, so this snooze counts as an attempt: "
+                + snoozed.error().getMessage(),
+            snoozed.error());
+    boolean last = row.attempt() >= maxAttempts(row, settings);
+    return new Outcome(
+        row,
+        last ? Outcome.Kind.PARKED : Outcome.Kind.FAILED,
+        counted,
+        last ? Duration.ZERO : snoozed.delay(),
+        snoozed.elapsedNanos());
+  }
+
   private int maxAttempts(Claimed<?> row) {
+    return maxAttempts(row, settings);
+  }
+
+  private static int maxAttempts(Claimed<?> row, LaneSettings settings) {
     return row.maxAttempts() > 0 ? row.maxAttempts() : settings.maxAttempts();
+  }
+
+  /** The {@link RetryLater} {@code e} is or was caused by, or null. */
+  private static RetryLater retryLater(Throwable e) {
+    for (Throwable t = e; t != null; t = t.getCause()) {
+      if (t instanceof RetryLater r) {
+        return r;
+      }
+    }
+    return null;
   }
 
   /** The user's backoff, kept within what every database's timestamps can hold. */

@@ -1,5 +1,6 @@
 package dev.postbox.internal.lane;
 
+import dev.postbox.RetryLater;
 import dev.postbox.internal.jdbc.Text;
 import dev.postbox.internal.sql.Claimed;
 import dev.postbox.internal.sql.QueueSql;
@@ -114,6 +115,23 @@ final class OutcomeBatch {
         }
         report.parked(o, error, afterCommit);
         return true;
+      }
+      case SNOOZED -> {
+        String reason = Text.errorOf(o.error());
+        if (sql.snooze(
+            c,
+            row.id(),
+            owner,
+            row.claims(),
+            row.charged(),
+            o.delay().toMillis(),
+            reason,
+            RetryLater.MAX_SNOOZES)) {
+          report.failed(o, afterCommit);
+          return true;
+        }
+        // snoozed too often, or the lease is lost (then the failure matches no row either)
+        return writeOther(c, FailurePolicy.snoozedTooOften(o, settings), retry, afterCommit);
       }
       default -> { // FAILED, or REFUNDED: failed in an outage, attempt not counted
         boolean refunded = o.kind() == Outcome.Kind.REFUNDED;

@@ -263,6 +263,33 @@ public final class QueueSql {
     }
   }
 
+  /**
+   * {@link Sql#SNOOZE}: due again after {@code delayMillis}, the attempt refunded if its claim
+   * counted one ({@code charged}). False if the fence did not hold or the row was snoozed {@code
+   * maxSnoozes} times already.
+   */
+  public boolean snooze(
+      Connection c,
+      long id,
+      String owner,
+      int claims,
+      boolean charged,
+      long delayMillis,
+      String reason,
+      int maxSnoozes)
+      throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement(text(Sql.SNOOZE))) {
+      ps.setInt(1, charged ? 1 : 0);
+      ps.setLong(2, delayMillis);
+      ps.setString(3, reason);
+      ps.setLong(4, id);
+      ps.setString(5, owner);
+      ps.setInt(6, claims);
+      ps.setInt(7, maxSnoozes);
+      return ps.executeUpdate() == 1;
+    }
+  }
+
   /** {@link Sql#PARK}. False if the fence did not hold. */
   public boolean park(Connection c, long id, String owner, int claims, int attempts, String error)
       throws SQLException {

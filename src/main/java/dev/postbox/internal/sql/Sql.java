@@ -36,6 +36,7 @@ public enum Sql {
   DELETE,
   DONE,
   FAIL,
+  SNOOZE,
   PARK,
   PARKED_AT,
   RELEASE,

@@ -277,6 +277,10 @@ public final class LaneSqlRendering {
     }
     out.add(
         "fail", "attempts, delay millis, last_error, id, leased_by, claims", sql.text(Sql.FAIL));
+    out.add(
+        "snooze",
+        "refund, delay millis, last_error, id, leased_by, claims, the bound",
+        sql.text(Sql.SNOOZE));
     out.add("park", "attempts, last_error, id, leased_by, claims", sql.text(Sql.PARK));
     out.add("parked-at", "id, claims", sql.text(Sql.PARKED_AT));
     out.add("release", "the attempt to refund, id, leased_by, claims", sql.text(Sql.RELEASE));
