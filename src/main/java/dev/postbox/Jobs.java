@@ -28,6 +28,7 @@ public final class Jobs extends ProducerTable<JobContext> {
   private final Duration timeout; // null: none
   private final boolean notify;
   private final JobStatements statements;
+  private final JobFlow flow;
 
   private Jobs(Builder b) {
     super(JobRows.writer(b.options), JobRows.queueTable(b.options.table()), "jobs");
@@ -37,6 +38,7 @@ public final class Jobs extends ProducerTable<JobContext> {
     this.timeout = b.timeout;
     this.notify = b.options.notifies();
     this.statements = new JobStatements(b.options.table());
+    this.flow = new JobFlow(b.options, writer.dialects());
   }
 
   /**
@@ -158,12 +160,55 @@ public final class Jobs extends ProducerTable<JobContext> {
   }
 
   /**
-   * The pending jobs counted per job name, in name order, with how many are due and leased and
-   * since when the oldest due one has been due (a name whose due jobs grow old has no dispatcher
-   * with its handler): {@code docs/jobs.md#rolling-deploys-and-new-job-types}.
+   * Pauses the job name {@code name} in the caller's transaction: once it commits, every
+   * dispatcher's next claim leaves the name's jobs where they are until {@link #resume}. A running
+   * job is never interrupted; the pause is stored in {@code <table>_flow}, so it outlives restarts.
+   * Pausing a paused name changes nothing, its pause time included: {@code
+   * docs/jobs.md#flow-control}.
+   *
+   * @param connection the caller's connection, in its transaction
+   * @param name the job name; it need not have jobs or a handler
+   * @throws InvalidValueException if the name breaks the job name rules; nothing is written
+   * @throws PostboxException if the connection is in auto-commit mode (unless allowed) or the
+   *     statement fails
+   */
+  public void pause(Connection connection, String name) {
+    flow.pause(connection, name);
+  }
+
+  /**
+   * Resumes the paused job name {@code name} in the caller's transaction: once it commits, every
+   * dispatcher's next claim takes its jobs again (at once on PostgreSQL with {@link
+   * Builder#notifyDispatchers}). Resuming a name not paused changes nothing.
+   *
+   * @param connection the caller's connection, in its transaction
+   * @param name the job name
+   * @throws InvalidValueException if the name breaks the job name rules; nothing is written
+   * @throws PostboxException if the connection is in auto-commit mode (unless allowed) or the
+   *     statement fails
+   */
+  public void resume(Connection connection, String name) {
+    flow.resume(connection, name);
+  }
+
+  /**
+   * The paused job names, each once, sorted by {@link String#compareTo}.
    *
    * @param connection where to read
-   * @return one entry per name with pending jobs
+   * @return the paused names; empty if none is paused
+   */
+  public List<String> paused(Connection connection) {
+    return flow.paused(connection);
+  }
+
+  /**
+   * The pending jobs counted per job name, in name order, with how many are due and leased and
+   * since when the oldest due one has been due (a name whose due jobs grow old has no dispatcher
+   * with its handler), and whether the name is paused (its jobs are then not due): {@code
+   * docs/jobs.md#rolling-deploys-and-new-job-types}.
+   *
+   * @param connection where to read
+   * @return one entry per name with pending jobs or paused
    * @throws InvalidValueException if {@code connection} is null
    */
   public List<JobNameStats> statsByName(Connection connection) {
