@@ -17,8 +17,8 @@ import java.util.stream.Collectors;
 
 /**
  * The job table seen by job name: the claim of a dispatcher limited to the names it has handlers
- * for, the pending jobs counted per name, and the names of jobs that wait for a handler. Immutable
- * and thread-safe.
+ * for, the pending jobs counted per name (and the paused names), and the names of jobs that wait
+ * for a handler. Immutable and thread-safe.
  */
 final class JobNames {
   // the oldest overdue jobs a look for unhandled names reads at most: bounded, and jobs nobody
@@ -53,7 +53,8 @@ final class JobNames {
                   rs.getLong("pending"),
                   rs.getLong("due"),
                   rs.getLong("leased"),
-                  d.readInstant(rs, "oldest_due")));
+                  d.readInstant(rs, "oldest_due"),
+                  rs.getInt("paused") == 1));
         }
         return stats;
       }
@@ -63,10 +64,11 @@ final class JobNames {
   }
 
   /**
-   * {@link #stats}' statement: per name, pending, due and leased jobs, the oldest due. No params.
+   * {@link #stats}' statement: per name, pending, due and leased jobs, the oldest due, whether it
+   * is paused. No params.
    */
   static String countsByName(Dialect d, String table) {
-    return Home.text(Sql.JOB_COUNTS_BY_NAME, d).replace("{table}", table);
+    return JobFlow.sql(Sql.JOB_COUNTS_BY_NAME, d, JobFlow.table(table)).replace("{table}", table);
   }
 
   /**

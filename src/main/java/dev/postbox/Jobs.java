@@ -3,13 +3,11 @@ package dev.postbox;
 import dev.postbox.internal.ProducerOptions;
 import dev.postbox.internal.Require;
 import dev.postbox.internal.Rules;
-import dev.postbox.internal.recurring.RecurringAdmin;
 import java.sql.Connection;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
-import java.util.OptionalLong;
 
 /**
  * The durable job queue: enqueues jobs in the caller's transaction into the job table, where a
@@ -21,22 +19,20 @@ import java.util.OptionalLong;
  * and each throws a {@link PostboxException} if its statement fails. Guide: {@code docs/jobs.md};
  * operating it: {@code docs/operations.md}.
  */
-public final class Jobs extends ProducerTable<JobContext> {
+public final class Jobs extends JobControls {
   private final int payloadLimit;
   private final int maxAttempts;
   private final Duration retention;
   private final Duration timeout; // null: none
   private final boolean notify;
-  private final JobStatements statements;
 
   private Jobs(Builder b) {
-    super(JobRows.writer(b.options), JobRows.queueTable(b.options.table()), "jobs");
+    super(b.options);
     this.payloadLimit = b.options.payloadLimit();
     this.maxAttempts = b.maxAttempts;
     this.retention = b.retention;
     this.timeout = b.timeout;
     this.notify = b.options.notifies();
-    this.statements = new JobStatements(b.options.table());
   }
 
   /**
@@ -93,82 +89,6 @@ public final class Jobs extends ProducerTable<JobContext> {
         ? 0
         : writer.insert(
             connection, rows, dedupeKeys, "enqueueing " + rows.size() + " jobs in " + table());
-  }
-
-  /**
-   * The id of the unfinished job that holds {@code dedupeKey}, the one not started yet first; in
-   * the transaction that enqueued a job with a key, its id.
-   *
-   * @param connection the connection to run on
-   * @param dedupeKey the dedupe key
-   * @return the job's id, or empty if no unfinished job holds the key
-   * @throws InvalidValueException if the key breaks the dedupe key rules
-   */
-  public OptionalLong idOf(Connection connection, String dedupeKey) {
-    return statements.idOf(connection, dedupeKey);
-  }
-
-  /**
-   * Deletes job {@code id} if it has not started (pending, delayed, backing off or parked), which
-   * frees its dedupe key; a running job is not interrupted and is not cancelled.
-   *
-   * @param connection the connection to run on
-   * @param id the job's id
-   * @return true if the job was deleted, false if there is no such job or it is running
-   */
-  public boolean cancel(Connection connection, long id) {
-    return statements.cancel(connection, id);
-  }
-
-  /**
-   * Cancels, as {@link #cancel} does, the jobs not started that hold {@code dedupeKey}: the one
-   * waiting to start and one retrying or parked with the key, if any.
-   *
-   * @param connection the connection to run on
-   * @param dedupeKey the dedupe key
-   * @return true if a job was deleted, false if there was none to cancel
-   * @throws InvalidValueException if the key breaks the dedupe key rules
-   */
-  public boolean cancelByDedupeKey(Connection connection, String dedupeKey) {
-    return statements.cancelByDedupeKey(connection, dedupeKey);
-  }
-
-  /**
-   * The schedules of recurring jobs stored in the schedules table, with their next tick and how
-   * their last run stands: {@code docs/jobs.md#recurring-jobs}.
-   *
-   * @param connection the connection to run on
-   * @return the schedules, ordered by name; empty if there are none
-   */
-  public List<StoredSchedule> schedules(Connection connection) {
-    return RecurringAdmin.list(connection, writer.dialects(), table());
-  }
-
-  /**
-   * Deletes the stored schedule of the recurring job {@code name}; a run already enqueued still
-   * runs, and a dispatcher that still declares the schedule stores it again when it starts.
-   *
-   * @param connection the connection to run on
-   * @param name the job name of the schedule
-   * @return true if a schedule was deleted, false if there was none
-   * @throws InvalidValueException if the name breaks the job name rules
-   */
-  public boolean removeSchedule(Connection connection, String name) {
-    return RecurringAdmin.remove(connection, writer.dialects(), table(), name);
-  }
-
-  /**
-   * The pending jobs counted per job name, in name order, with how many are due and leased and
-   * since when the oldest due one has been due (a name whose due jobs grow old has no dispatcher
-   * with its handler): {@code docs/jobs.md#rolling-deploys-and-new-job-types}.
-   *
-   * @param connection where to read
-   * @return one entry per name with pending jobs
-   * @throws InvalidValueException if {@code connection} is null
-   */
-  public List<JobNameStats> statsByName(Connection connection) {
-    Require.notNull("connection", connection);
-    return JobNames.stats(connection, writer.dialects(), table());
   }
 
   /**

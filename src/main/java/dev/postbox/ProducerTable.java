@@ -11,7 +11,7 @@ import java.util.List;
  * their rows that do not depend on how a row is named (event id or job id). Every method runs only
  * on the connection it is given and never commits, rolls back or closes it.
  */
-abstract sealed class ProducerTable<T> permits Outbox, Jobs {
+abstract sealed class ProducerTable<T> permits Outbox, JobControls {
   final TableWriter writer;
   private final QueueTable<T> queueTable;
   private final QueueAdmin admin;

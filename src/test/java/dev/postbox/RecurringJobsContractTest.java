@@ -485,7 +485,9 @@ public abstract class RecurringJobsContractTest extends DatabaseTest {
       cancelled.add(id);
       // gone: the next run is due the delay after the engine found it gone
       assertEquals(clock.now().plusSeconds(1), awaitTimedFromTheEnd().nextTick());
-      tick();
+      if (run < 3) {
+        tick(); // not after the third: a fourth run would race the checks below
+      }
     }
     assertTrue(attempts.stream().allMatch(a -> a.attempt() == 1), "retries ran: " + attempts);
     assertEquals(3, cancelled.stream().distinct().count(), "runs cancelled: " + cancelled);

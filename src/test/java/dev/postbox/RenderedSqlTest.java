@@ -104,7 +104,10 @@ class RenderedSqlTest {
     LaneSqlRendering.render(out, d, lane, admin, outbox, BATCH_SIZE);
   }
 
-  /** A job's id by dedupe key, cancelling, the counts per name, the look for unhandled names. */
+  /**
+   * A job's id by dedupe key, cancelling, the counts per name, the look for unhandled names,
+   * pausing and resuming names.
+   */
   private static void jobStatements(RenderedSql.Folder out, Dialect d, String table) {
     JobStatements statements = new JobStatements(table);
     out.add("id-by-dedupe-key", "the key, the key", statements.byKey);
@@ -115,6 +118,14 @@ class RenderedSqlTest {
         "overdue-unhandled",
         "the wait (negative millis)",
         JobNames.overdueUnhandled(d, table, HANDLED));
+    String flow = JobFlow.table(table);
+    out.add("pause", "the name", JobFlow.sql(Sql.JOB_PAUSE, d, flow));
+    out.add("resume", "the name", JobFlow.sql(Sql.JOB_RESUME, d, flow));
+    out.add("paused", "none", JobFlow.sql(Sql.JOBS_PAUSED, d, flow));
+    if (d.database() == Database.POSTGRESQL) { // a resume on a table that notifies
+      out.add(
+          "resume-notify", "none", JobFlow.sql(Sql.NOTIFY, d, flow).replace("{channel}", table));
+    }
   }
 
   /** A dispatcher's checks at start, its LISTEN, and its entry in the registration table. */
@@ -132,6 +143,7 @@ class RenderedSqlTest {
       checks.put("outbox-keys", InternalSqlRendering.keysTableCheck(outbox.table()));
     }
     checks.put("jobs", check(jobs.table(), Lanes.checkedColumns(jobLane)));
+    checks.put("flow", check(JobFlow.table(jobs.table()), JobFlow.COLUMNS));
     checks.put(
         "schedules",
         check(RecurringSqlRendering.table(d, jobs.table()), RecurringSql.CHECKED_COLUMNS));

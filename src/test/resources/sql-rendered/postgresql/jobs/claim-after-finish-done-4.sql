@@ -4,7 +4,7 @@ claim$finished AS (UPDATE postbox_jobs SET state = 1, available_at = statement_t
 WHERE leased_by = ? AND claims = ? AND id IN (?, ?, ?, ?) RETURNING id AS finished$id),
 claim$due (due_id, due_available_at, due_charge) AS MATERIALIZED (
   SELECT id, available_at, 1 FROM postbox_jobs
-  WHERE state = 0 AND available_at <= statement_timestamp() AND (dedupe_key IS NULL OR NOT EXISTS (SELECT 1 FROM postbox_jobs running_job WHERE running_job.running_key = postbox_jobs.dedupe_key)) AND name IN ('email', 'report')
+  WHERE state = 0 AND available_at <= statement_timestamp() AND (dedupe_key IS NULL OR NOT EXISTS (SELECT 1 FROM postbox_jobs running_job WHERE running_job.running_key = postbox_jobs.dedupe_key)) AND name NOT IN (SELECT name FROM postbox_jobs_flow WHERE kind = 'name' AND paused_at IS NOT NULL) AND name IN ('email', 'report')
   ORDER BY available_at, id LIMIT 500 FOR UPDATE SKIP LOCKED),
 claim$claimed AS (UPDATE postbox_jobs
   SET leased_by = claim$lease.lease_owner, attempts = attempts + claim$due.due_charge,

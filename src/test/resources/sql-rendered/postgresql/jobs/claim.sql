@@ -2,7 +2,7 @@
 WITH claim$lease (lease_owner, lease_millis) AS (SELECT CAST(? AS VARCHAR), CAST(? AS BIGINT)),
 claim$due (due_id, due_available_at, due_charge) AS MATERIALIZED (
   SELECT id, available_at, 1 FROM postbox_jobs
-  WHERE state = 0 AND available_at <= statement_timestamp() AND (dedupe_key IS NULL OR NOT EXISTS (SELECT 1 FROM postbox_jobs running_job WHERE running_job.running_key = postbox_jobs.dedupe_key)) AND name IN ('email', 'report')
+  WHERE state = 0 AND available_at <= statement_timestamp() AND (dedupe_key IS NULL OR NOT EXISTS (SELECT 1 FROM postbox_jobs running_job WHERE running_job.running_key = postbox_jobs.dedupe_key)) AND name NOT IN (SELECT name FROM postbox_jobs_flow WHERE kind = 'name' AND paused_at IS NOT NULL) AND name IN ('email', 'report')
   ORDER BY available_at, id LIMIT 500 FOR UPDATE SKIP LOCKED)
 UPDATE postbox_jobs
   SET leased_by = claim$lease.lease_owner, attempts = attempts + claim$due.due_charge,

@@ -79,6 +79,11 @@ public enum Sql {
   JOB_CANCEL_BY_DEDUPE_KEY(Needs.CALLER),
   JOB_COUNTS_BY_NAME(Needs.CALLER),
   JOBS_OVERDUE_UNHANDLED(Needs.CALLER),
+  // pausing job names, in the job table's flow table
+  JOB_PAUSE(Needs.CALLER),
+  JOB_RESUME(Needs.CALLER),
+  JOBS_PAUSED(Needs.CALLER),
+  NOTIFY(Needs.CALLER),
   // a dispatcher's start and its registration on an outbox
   CHECK_COLUMNS(Needs.CALLER),
   REGISTRATION_FORGET(Needs.CALLER),

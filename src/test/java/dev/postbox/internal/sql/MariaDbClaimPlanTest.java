@@ -61,7 +61,8 @@ class MariaDbClaimPlanTest {
 
   @Test
   void jobClaimWalksTheClaimIndexAndChecksDedupeKeysOfStartedJobsByTheirIndex() throws Exception {
-    // jobs whose dedupe key a started job holds wait: one probe of running_key per candidate
+    // jobs whose dedupe key a started job holds wait: one probe of running_key per candidate; the
+    // paused names are read once per claim, by the flow table's primary key
     QueueSql sql =
         QueueSql.of(
             Dialects.of(Database.MYSQL),
@@ -76,11 +77,13 @@ class MariaDbClaimPlanTest {
         Statement s = c.createStatement()) {
       s.execute("ANALYZE TABLE postbox_jobs");
       List<Map<String, String>> steps = steps(s, "EXPLAIN " + sql.candidates(0, null));
-      assertEquals(2, steps.size(), "candidates plan: " + steps);
+      assertEquals(3, steps.size(), "candidates plan: " + steps);
       assertEquals("postbox_jobs_claim", steps.get(0).get("key"), "candidates plan: " + steps);
       assertFalse(steps.get(0).get("Extra").contains("filesort"), "candidates plan: " + steps);
-      assertEquals(
-          "postbox_jobs_running_key", steps.get(1).get("key"), "candidates plan: " + steps);
+      assertEquals("postbox_jobs_running_key", step(steps, "running_job").get("key"));
+      Map<String, String> flow = step(steps, "postbox_jobs_flow");
+      assertEquals("PRIMARY", flow.get("key"), "candidates plan: " + steps);
+      assertEquals("MATERIALIZED", flow.get("select_type"), "candidates plan: " + steps);
     }
   }
 
@@ -164,7 +167,17 @@ class MariaDbClaimPlanTest {
   /** The claim filter of {@code dev.postbox.Jobs}, on the default table. */
   private static final String JOBS_CLAIM_FILTER =
       " AND (dedupe_key IS NULL OR NOT EXISTS (SELECT 1 FROM postbox_jobs running_job"
-          + " WHERE running_job.running_key = postbox_jobs.dedupe_key))";
+          + " WHERE running_job.running_key = postbox_jobs.dedupe_key))"
+          + " AND name NOT IN (SELECT name FROM postbox_jobs_flow"
+          + " WHERE kind = 'name' AND paused_at IS NOT NULL)";
+
+  /** The step of {@code steps} that reads {@code table}. */
+  private static Map<String, String> step(List<Map<String, String>> steps, String table) {
+    return steps.stream()
+        .filter(step -> table.equals(step.get("table")))
+        .findFirst()
+        .orElseThrow(() -> new AssertionError("no step on " + table + ": " + steps));
+  }
 
   /** 5,000 rows, every {@code nth} one not pending, so the index has something to skip. */
   private void fill(String insert, int nth) throws Exception {

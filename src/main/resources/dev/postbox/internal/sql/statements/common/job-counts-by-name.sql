@@ -1,3 +1,4 @@
 -- Jobs.statsByName: the pending jobs per name, how many are due, leased, and the oldest due one's
--- time. Reads every pending row, as stats does. No params.
-SELECT name, COUNT(*) AS pending, SUM(CASE WHEN available_at <= {now} THEN 1 ELSE 0 END) AS due, SUM(CASE WHEN available_at > {now} AND leased_by IS NOT NULL THEN 1 ELSE 0 END) AS leased, MIN(CASE WHEN available_at <= {now} THEN available_at END) AS oldest_due FROM {table} WHERE state = 0 GROUP BY name ORDER BY name
+-- time, and the paused names ({flow}), also those without pending jobs; a paused name's jobs are
+-- not due. Reads every pending row, as stats does. No params.
+SELECT name, SUM(pending) AS pending, CASE WHEN MAX(paused) = 1 THEN 0 ELSE SUM(due) END AS due, SUM(leased) AS leased, CASE WHEN MAX(paused) = 1 THEN NULL ELSE MIN(oldest_due) END AS oldest_due, MAX(paused) AS paused FROM (SELECT name, COUNT(*) AS pending, SUM(CASE WHEN available_at <= {now} THEN 1 ELSE 0 END) AS due, SUM(CASE WHEN available_at > {now} AND leased_by IS NOT NULL THEN 1 ELSE 0 END) AS leased, MIN(CASE WHEN available_at <= {now} THEN available_at END) AS oldest_due, 0 AS paused FROM {table} WHERE state = 0 GROUP BY name UNION ALL SELECT name, 0, 0, 0, NULL, 1 FROM {flow} WHERE kind = 'name' AND paused_at IS NOT NULL) per_name GROUP BY name ORDER BY name

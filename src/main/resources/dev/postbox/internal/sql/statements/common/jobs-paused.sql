@@ -1,0 +1,2 @@
+-- Jobs.paused: the paused job names. No params.
+SELECT name FROM {flow} WHERE kind = 'name' AND paused_at IS NOT NULL

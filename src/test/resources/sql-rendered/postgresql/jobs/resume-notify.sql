@@ -1,0 +1,2 @@
+-- params: none
+SELECT pg_notify('postbox_jobs', '')
