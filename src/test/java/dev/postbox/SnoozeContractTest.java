@@ -183,4 +183,39 @@ public abstract class SnoozeContractTest extends OutboxSuite {
     assertEquals(50, messages("attempts = 0 AND leased_by IS NULL"), "no attempt counted");
     assertEquals(0, outages.get(), "outages started");
   }
+
+  @Test
+  void aBatchTransportSnoozesOneEnvelopeByNamingItAndTheOthersAreSent() {
+    List<String> sent = new CopyOnWriteArrayList<>();
+    BatchTransport transport =
+        new BatchTransport() {
+          @Override
+          public void send(Envelope e) {
+            throw new UnsupportedOperationException("batches only");
+          }
+
+          @Override
+          public void sendBatch(List<Envelope> batch) {
+            BatchSendException failed = new BatchSendException();
+            for (Envelope e : batch) {
+              if (e.eventId().equals("m3")) {
+                failed.fail(e, RetryLater.in(Duration.ofHours(1), "quota"));
+              } else {
+                sent.add(e.eventId());
+              }
+            }
+            if (!failed.failures().isEmpty()) {
+              throw failed;
+            }
+          }
+        };
+    addNumbered("m", 10);
+    started(dispatcher(transport));
+
+    Await.until(WAIT, "the nine others sent, m3 snoozed", () -> messages("1 = 1") == 1);
+    Await.until(WAIT, "m3's snooze written", () -> messages("snoozes = 1") == 1);
+    assertEquals(9, sent.size(), "sent: " + sent);
+    assertEquals(
+        1, messages("event_id = 'm3' AND attempts = 0 AND last_error LIKE '%quota%'"), "m3");
+  }
 }
