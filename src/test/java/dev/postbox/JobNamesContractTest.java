@@ -148,4 +148,30 @@ public abstract class JobNamesContractTest extends DatabaseTest {
     assertEquals(1, runs("handled"));
     assertEquals(3, count("state = 0 AND attempts = 0"), "the orphans wait, never attempted");
   }
+
+  @Test
+  void aPausedNamesWaitingJobsAreNotReportedAsWithoutHandler() throws Exception {
+    enqueue("orphan", 1);
+    enqueue("paused-orphan", 3);
+    Sql.commit(ds, c -> Jobs.builder().build().pause(c, "paused-orphan"));
+    Sql.update(ds, "UPDATE postbox_jobs SET available_at = " + Sql.nowPlusMillis(db), -5_000);
+    Map<String, Long> waiting = new ConcurrentHashMap<>();
+    Listener listener =
+        new Listener() {
+          @Override
+          public void jobsWithoutHandler(String table, String name, long count, Instant dueSince) {
+            waiting.put(name, count);
+          }
+        };
+    new UnhandledJobs(
+            ds,
+            Dialects.of(db.database()),
+            "postbox_jobs",
+            Set.of("handled"),
+            Duration.ofSeconds(1),
+            listener,
+            "test")
+        .run();
+    assertEquals(Map.of("orphan", 1L), waiting, "the paused name waits on purpose");
+  }
 }

@@ -1,2 +1,2 @@
 -- params: the wait (negative millis)
-SELECT name, COUNT(*) AS waiting, MIN(available_at) AS since FROM (SELECT name, available_at FROM postbox_jobs WHERE state = 0 AND available_at <= DATEADD(MILLISECOND, CAST(? AS BIGINT), CURRENT_TIMESTAMP(6)) ORDER BY available_at, id LIMIT 10000) overdue WHERE name NOT IN ('email', 'report') GROUP BY name
+SELECT name, COUNT(*) AS waiting, MIN(available_at) AS since FROM (SELECT name, available_at FROM postbox_jobs WHERE state = 0 AND available_at <= DATEADD(MILLISECOND, CAST(? AS BIGINT), CURRENT_TIMESTAMP(6)) AND name NOT IN (SELECT name FROM postbox_jobs_flow WHERE kind = 'name' AND paused_at IS NOT NULL) ORDER BY available_at, id LIMIT 10000) overdue WHERE name NOT IN ('email', 'report') GROUP BY name
