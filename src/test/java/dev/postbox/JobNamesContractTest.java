@@ -125,15 +125,7 @@ public abstract class JobNamesContractTest extends DatabaseTest {
             waiting.put(name, count);
           }
         };
-    UnhandledJobs look =
-        new UnhandledJobs(
-            ds,
-            Dialects.of(db.database()),
-            "postbox_jobs",
-            Set.of("handled"),
-            Duration.ofSeconds(1),
-            listener,
-            "test");
+    UnhandledJobs look = look(listener);
     for (int i = 0; i < 3; i++) {
       look.run();
     }
@@ -163,15 +155,19 @@ public abstract class JobNamesContractTest extends DatabaseTest {
             waiting.put(name, count);
           }
         };
-    new UnhandledJobs(
-            ds,
-            Dialects.of(db.database()),
-            "postbox_jobs",
-            Set.of("handled"),
-            Duration.ofSeconds(1),
-            listener,
-            "test")
-        .run();
+    look(listener).run();
     assertEquals(Map.of("orphan", 1L), waiting, "the paused name waits on purpose");
+  }
+
+  /** The look for jobs without a handler of a dispatcher that handles "handled", lease 1 s. */
+  private UnhandledJobs look(Listener listener) {
+    return new UnhandledJobs(
+        ds,
+        Dialects.of(db.database()),
+        "postbox_jobs",
+        Set.of("handled"),
+        Duration.ofSeconds(1),
+        listener,
+        "test");
   }
 }
