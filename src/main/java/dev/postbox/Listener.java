@@ -33,9 +33,10 @@ public interface Listener {
 
   /**
    * A delivery failed and will be retried after {@code retryIn}; also reported during an outage,
-   * when the attempt is not counted, for a snooze (the error is then the {@link RetryLater}, or
-   * what it came wrapped in, and the attempt is not counted), and when the connection broke as the
-   * failure was recorded and the write's retry found the row written already (or taken over).
+   * when the attempt is not counted, for a snooze (the error is then the {@link RetryLater}, even
+   * if it came wrapped in another exception, and the attempt is not counted), and when the
+   * connection broke as the failure was recorded and the write's retry found the row written
+   * already (or taken over).
    *
    * @param delivery the row whose delivery failed
    * @param error what the transport or the handler threw
