@@ -64,11 +64,19 @@ CREATE TABLE postbox_jobs (
     -- the dedupe key of a job that has started, until it finishes: a new job with the key waits
     running_key  VARCHAR(128)  NULL,
     max_attempts INT           NOT NULL,
+    -- 0 pending, 1 done (kept for the retention), 2 parked; a job that waits for admission (it has a
+    -- group, or its name a limit: docs/jobs.md#limits-and-groups) is 5 until due, then 3 until admitted
     state        SMALLINT      NOT NULL DEFAULT 0,
     attempts     INT           NOT NULL DEFAULT 0,
     claims       INT           NOT NULL DEFAULT 0,
     -- times a RetryLater put the row off without counting an attempt (bounded: maxSnoozes)
     snoozes      INT           NOT NULL DEFAULT 0,
+    -- the job's group (Job.group): at most limitPerGroup of a group run at once, and groups share
+    -- claims fairly; NULL for none
+    grp          VARCHAR(200)  NULL,
+    -- a job that waits for admission: its place in the fair order (docs/jobs.md#limits-and-groups);
+    -- NULL for every other job
+    fair_tag     BIGINT        NULL,
     available_at DATETIME(6)   NOT NULL,
     -- when the current attempt became due (its available_at before the claim): JobContext.dueAt
     due_at       DATETIME(6)   NULL,
@@ -81,7 +89,11 @@ CREATE TABLE postbox_jobs (
     UNIQUE KEY postbox_jobs_dedupe_key (dedupe_key),
     UNIQUE KEY postbox_jobs_running_key (running_key),
     -- serves the claim (state = 0) and the retention cleanup (state = 1)
-    KEY postbox_jobs_claim (state, available_at, id)
+    KEY postbox_jobs_claim (state, available_at, id),
+    -- admission (docs/jobs.md#limits-and-groups): the waiting jobs (state 3) in their fair order,
+    -- the admitted ones (state 0 with a fair_tag) by group and name, and each group's last place
+    KEY postbox_jobs_waiting (state, fair_tag, grp, name),
+    KEY postbox_jobs_group_tail (state, grp, name, fair_tag)
 ) ENGINE = InnoDB DEFAULT CHARSET = utf8mb4 COLLATE = utf8mb4_bin;
 
 -- recurring jobs: one row per schedule a dispatcher declared with Dispatcher.Builder.recurring;
@@ -103,7 +115,8 @@ CREATE TABLE postbox_jobs_schedules (
 -- flow control of the job queue (docs/jobs.md#flow-control): one row per job name paused with
 -- Jobs.pause; a claim never takes a paused name's jobs, and Jobs.resume deletes its row
 CREATE TABLE postbox_jobs_flow (
-    -- what the row controls: 'name' (a job name)
+    -- what the row controls: 'name' (a job name), or 'gate' (name '': the lock an admission of
+    -- waiting jobs holds, docs/jobs.md#limits-and-groups)
     kind        VARCHAR(10)  NOT NULL,
     name        VARCHAR(200) NOT NULL,
     -- since when its jobs are not claimed, by the database clock; NULL: not paused

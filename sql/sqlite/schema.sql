@@ -60,11 +60,19 @@ CREATE TABLE postbox_jobs (
     -- the dedupe key of a job that has started, until it finishes: a new job with the key waits
     running_key  TEXT,
     max_attempts INTEGER NOT NULL,
+    -- 0 pending, 1 done (kept for the retention), 2 parked; a job that waits for admission (it has a
+    -- group, or its name a limit: docs/jobs.md#limits-and-groups) is 5 until due, then 3 until admitted
     state        INTEGER NOT NULL DEFAULT 0,
     attempts     INTEGER NOT NULL DEFAULT 0,
     claims       INTEGER NOT NULL DEFAULT 0,
     -- times a RetryLater put the row off without counting an attempt (bounded: maxSnoozes)
     snoozes      INTEGER NOT NULL DEFAULT 0,
+    -- the job's group (Job.group): at most limitPerGroup of a group run at once, and groups share
+    -- claims fairly; NULL for none
+    grp          TEXT,
+    -- a job that waits for admission: its place in the fair order (docs/jobs.md#limits-and-groups);
+    -- NULL for every other job
+    fair_tag     INTEGER,
     available_at INTEGER NOT NULL,
     -- when the current attempt became due (its available_at before the claim): JobContext.dueAt
     due_at       INTEGER,
@@ -78,6 +86,13 @@ CREATE TABLE postbox_jobs (
 );
 
 CREATE INDEX postbox_jobs_claim ON postbox_jobs (state, available_at, id);
+
+-- admission (docs/jobs.md#limits-and-groups), on the few rows it concerns: the waiting jobs
+-- (state 3) in their fair order, each group's last place in it, the admitted ones by group
+CREATE INDEX postbox_jobs_waiting ON postbox_jobs (fair_tag, id) WHERE state = 3;
+CREATE INDEX postbox_jobs_group_tail ON postbox_jobs (grp, name, fair_tag) WHERE state = 3;
+CREATE INDEX postbox_jobs_admitted ON postbox_jobs (grp, name)
+    WHERE state = 0 AND fair_tag IS NOT NULL;
 
 -- recurring jobs: one row per schedule a dispatcher declared with Dispatcher.Builder.recurring;
 -- a row no running dispatcher declares is not run (jobs.removeSchedule deletes it)
@@ -98,7 +113,8 @@ CREATE TABLE postbox_jobs_schedules (
 -- flow control of the job queue (docs/jobs.md#flow-control): one row per job name paused with
 -- Jobs.pause; a claim never takes a paused name's jobs, and Jobs.resume deletes its row
 CREATE TABLE postbox_jobs_flow (
-    -- what the row controls: 'name' (a job name)
+    -- what the row controls: 'name' (a job name), or 'gate' (name '': the lock an admission of
+    -- waiting jobs holds, docs/jobs.md#limits-and-groups)
     kind        TEXT    NOT NULL,
     name        TEXT    NOT NULL,
     -- since when its jobs are not claimed, by the database clock; NULL: not paused

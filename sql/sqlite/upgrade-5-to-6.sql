@@ -6,10 +6,20 @@
 ALTER TABLE postbox_outbox ADD COLUMN snoozes INTEGER NOT NULL DEFAULT 0;
 ALTER TABLE postbox_jobs ADD COLUMN snoozes INTEGER NOT NULL DEFAULT 0;
 
+-- limits and groups (docs/jobs.md#limits-and-groups): a job's group, and for a job that waits for
+-- admission its place in the fair order; it waits in state 5 until due, then in state 3
+ALTER TABLE postbox_jobs ADD COLUMN grp TEXT;
+ALTER TABLE postbox_jobs ADD COLUMN fair_tag INTEGER;
+CREATE INDEX postbox_jobs_waiting ON postbox_jobs (fair_tag, id) WHERE state = 3;
+CREATE INDEX postbox_jobs_group_tail ON postbox_jobs (grp, name, fair_tag) WHERE state = 3;
+CREATE INDEX postbox_jobs_admitted ON postbox_jobs (grp, name)
+    WHERE state = 0 AND fair_tag IS NOT NULL;
+
 -- flow control of the job queue (docs/jobs.md#flow-control): one row per job name paused with
 -- Jobs.pause; a claim never takes a paused name's jobs, and Jobs.resume deletes its row
 CREATE TABLE postbox_jobs_flow (
-    -- what the row controls: 'name' (a job name)
+    -- what the row controls: 'name' (a job name), or 'gate' (name '': the lock an admission of
+    -- waiting jobs holds, docs/jobs.md#limits-and-groups)
     kind        TEXT    NOT NULL,
     name        TEXT    NOT NULL,
     -- since when its jobs are not claimed, by the database clock; NULL: not paused

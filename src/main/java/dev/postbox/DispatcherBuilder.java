@@ -59,8 +59,9 @@ abstract sealed class DispatcherBuilder extends DispatcherTuning permits Dispatc
    * @param handlers the handlers, at most one per job name
    * @return this builder
    * @throws InvalidValueException if an argument or a handler is null, there is no handler, a
-   *     handler's name breaks the job name rules, two handlers have the same name, or a job queue
-   *     was already set
+   *     handler's name breaks the job name rules, two handlers have the same name, {@code jobs}
+   *     limits a name none of the handlers has (a misspelt limit would limit nothing), or a job
+   *     queue was already set
    */
   public Dispatcher.Builder jobs(Jobs jobs, JobHandler... handlers) {
     onlyOnce(
@@ -82,6 +83,16 @@ abstract sealed class DispatcherBuilder extends DispatcherTuning permits Dispatc
           "handlers",
           "is empty: a dispatcher claims only the job names it has a handler for, so it would"
               + " run no job");
+    }
+    for (String limited : jobs.limits().perName().keySet()) {
+      if (!byName.containsKey(limited)) {
+        throw new InvalidValueException(
+            "jobs",
+            "limits job name '"
+                + limited
+                + "', which none of the handlers has: a dispatcher enforces the limits of the"
+                + " names it runs; check the name, or build this dispatcher's Jobs without it");
+      }
     }
     this.jobs = jobs;
     this.handlers = Map.copyOf(byName);

@@ -18,13 +18,21 @@ public final class Job {
   private final Duration delay;
   private final int maxAttempts;
   private final String dedupeKey;
+  private final String group;
 
-  private Job(String name, String payload, Duration delay, int maxAttempts, String dedupeKey) {
+  private Job(
+      String name,
+      String payload,
+      Duration delay,
+      int maxAttempts,
+      String dedupeKey,
+      String group) {
     this.name = name;
     this.payload = payload;
     this.delay = delay;
     this.maxAttempts = maxAttempts;
     this.dedupeKey = dedupeKey;
+    this.group = group;
   }
 
   /**
@@ -38,7 +46,7 @@ public final class Job {
    */
   public static Job of(String name, String payload) {
     Rules.name("name", name);
-    return new Job(name, Require.notNull("payload", payload), Duration.ZERO, 0, null);
+    return new Job(name, Require.notNull("payload", payload), Duration.ZERO, 0, null, null);
   }
 
   /**
@@ -51,7 +59,7 @@ public final class Job {
    */
   public Job delay(Duration delay) {
     Require.between("delay", delay, Duration.ZERO, Duration.ofDays(3650));
-    return new Job(name, payload, delay, maxAttempts, dedupeKey);
+    return new Job(name, payload, delay, maxAttempts, dedupeKey, group);
   }
 
   /**
@@ -63,7 +71,7 @@ public final class Job {
    */
   public Job maxAttempts(int maxAttempts) {
     Require.between("maxAttempts", maxAttempts, 1, 1_000);
-    return new Job(name, payload, delay, maxAttempts, dedupeKey);
+    return new Job(name, payload, delay, maxAttempts, dedupeKey, group);
   }
 
   /**
@@ -77,7 +85,24 @@ public final class Job {
    * @throws InvalidValueException if the key breaks the rules
    */
   public Job dedupeKey(String dedupeKey) {
-    return new Job(name, payload, delay, maxAttempts, Rules.eventId("dedupeKey", dedupeKey));
+    return new Job(name, payload, delay, maxAttempts, Rules.eventId("dedupeKey", dedupeKey), group);
+  }
+
+  /**
+   * This job in the group {@code group} (1-200 characters, no control characters, no leading or
+   * trailing whitespace), usually a tenant or customer id: at most {@link
+   * Jobs.Builder#limitPerGroup} jobs of one group run at once across every dispatcher, and a claim
+   * shares its batch fairly between groups, so that a group with a large backlog does not hold up
+   * the others. A grouped job waits for admission before it is claimed: {@code
+   * docs/jobs.md#limits-and-groups}.
+   *
+   * @param group the group
+   * @return a copy of this job in that group
+   * @throws InvalidValueException if the group breaks the rules
+   */
+  public Job group(String group) {
+    return new Job(
+        name, payload, delay, maxAttempts, dedupeKey, Rules.id("group", group, Rules.MAX_NAME));
   }
 
   /** {@return the job name given to {@link #of}} */
@@ -105,12 +130,18 @@ public final class Job {
     return dedupeKey;
   }
 
+  /** {@return the group, or null if none was set} */
+  public String group() {
+    return group;
+  }
+
   @Override
   public String toString() {
     return "Job[name="
         + name
         + ", dedupeKey="
         + dedupeKey
+        + (group == null ? "" : ", group=" + group)
         + ", delay="
         + delay
         + ", payload="

@@ -3,6 +3,7 @@ package dev.postbox;
 import dev.postbox.internal.ProducerOptions;
 import dev.postbox.internal.Require;
 import dev.postbox.internal.recurring.RecurringAdmin;
+import dev.postbox.internal.sql.Limits;
 import java.sql.Connection;
 import java.util.List;
 import java.util.OptionalLong;
@@ -18,8 +19,8 @@ abstract sealed class JobControls extends ProducerTable<JobContext> permits Jobs
   private final JobStatements statements;
   private final JobFlow flow;
 
-  JobControls(ProducerOptions options) {
-    super(JobRows.writer(options), JobRows.queueTable(options.table()), "jobs");
+  JobControls(ProducerOptions options, Limits limits) {
+    super(JobRows.writer(options), JobRows.queueTable(options.table(), limits), "jobs");
     this.statements = new JobStatements(options.table());
     this.flow = new JobFlow(options, writer.dialects());
   }

@@ -5,6 +5,7 @@ import dev.postbox.internal.TableWriter;
 import dev.postbox.internal.dialect.Dialect;
 import dev.postbox.internal.sql.Claimed;
 import dev.postbox.internal.sql.Home;
+import dev.postbox.internal.sql.Limits;
 import dev.postbox.internal.sql.QueueTable;
 import dev.postbox.internal.sql.Sql;
 import java.sql.ResultSet;
@@ -22,17 +23,36 @@ import java.time.Instant;
 final class JobRows {
   /** The inserted columns; the bound ones first, as in {@link #TUPLE}. */
   static final String INSERTED =
-      "name, payload, dedupe_key, max_attempts, available_at, created_at";
+      "name, payload, dedupe_key, max_attempts, state, grp, fair_tag, available_at, created_at";
 
-  /** Types of one row's bound values: name, payload, dedupe key, max attempts, delay millis. */
+  /**
+   * Types of one row's bound values: name, payload, dedupe key, max attempts, state, group, fair
+   * tag, delay millis.
+   */
   static final int[] TYPES = {
-    Types.VARCHAR, Types.VARCHAR, Types.VARCHAR, Types.INTEGER, Types.BIGINT
+    Types.VARCHAR,
+    Types.VARCHAR,
+    Types.VARCHAR,
+    Types.INTEGER,
+    Types.INTEGER,
+    Types.VARCHAR,
+    Types.BIGINT,
+    Types.BIGINT
   };
+
+  /**
+   * The states of a pending job: 0, or waiting for admission (docs/jobs.md#limits-and-groups): 5
+   * until due, then 3.
+   */
+  static final String PENDING = "state IN (0, 3, 5)";
+
+  /** A job that waits for admission (it has a fair_tag) goes back to wait when its lease ends. */
+  static final String UNLEASE_SET = ", state = CASE WHEN fair_tag IS NULL THEN state ELSE 5 END";
 
   private JobRows() {}
 
   /** One row's values, its clock a placeholder: due after its delay by the database clock. */
-  static final String TUPLE = "(?, ?, ?, ?, {nowPlusMillis}, {now})";
+  static final String TUPLE = "(?, ?, ?, ?, ?, ?, ?, {nowPlusMillis}, {now})";
 
   /** The writer of a job table. */
   static TableWriter writer(ProducerOptions options) {
@@ -46,22 +66,25 @@ final class JobRows {
             "the job would not be atomic with your business data", "enqueue"));
   }
 
-  /** How the engine sees the job table {@code table}. */
-  static QueueTable<JobContext> queueTable(String table) {
+  /** How the engine sees the job table {@code table}, whose jobs have {@code limits}. */
+  static QueueTable<JobContext> queueTable(String table, Limits limits) {
     QueueTable.Columns columns =
         new QueueTable.Columns(
             "name, payload, max_attempts, dedupe_key, running_key, available_at, due_at, tick_at",
             "id",
             "name",
-            "dedupe_key, running_key, due_at, tick_at",
+            "dedupe_key, running_key, due_at, tick_at, grp, fair_tag",
             // a job's key moves to running_key when it is first claimed, as every failed job was
             "COALESCE(running_key, dedupe_key)");
     QueueTable.Clauses clauses =
         new QueueTable.Clauses(
             Home.common(Sql.JOBS_DONE_SET),
             Home.common(Sql.JOBS_CLAIM_FILTER).replace("{table}", table),
-            Home.common(Sql.JOBS_CLAIM_SET));
-    return new QueueTable<>(table, columns, clauses, JobRows::read, null);
+            Home.common(Sql.JOBS_CLAIM_SET),
+            PENDING,
+            UNLEASE_SET,
+            "CASE WHEN fair_tag IS NULL THEN 0 ELSE 5 END");
+    return new QueueTable<>(table, columns, clauses, JobRows::read, null, limits);
   }
 
   private static Claimed<JobContext> read(

@@ -3,11 +3,17 @@ package dev.postbox;
 import dev.postbox.internal.ProducerOptions;
 import dev.postbox.internal.Require;
 import dev.postbox.internal.Rules;
+import dev.postbox.internal.jdbc.Jdbc;
+import dev.postbox.internal.sql.FairOrder;
+import dev.postbox.internal.sql.Limits;
 import java.sql.Connection;
+import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 
 /**
  * The durable job queue: enqueues jobs in the caller's transaction into the job table, where a
@@ -25,9 +31,13 @@ public final class Jobs extends JobControls {
   private final Duration retention;
   private final Duration timeout; // null: none
   private final boolean notify;
+  private final Limits limits;
+  private final FairOrder fairOrder;
 
   private Jobs(Builder b) {
-    super(b.options);
+    super(b.options, b.limits());
+    this.limits = b.limits();
+    this.fairOrder = new FairOrder(b.options.table());
     this.payloadLimit = b.options.payloadLimit();
     this.maxAttempts = b.maxAttempts;
     this.retention = b.retention;
@@ -75,20 +85,56 @@ public final class Jobs extends JobControls {
     Require.notNull("jobs", jobs);
     List<Object[]> rows = new ArrayList<>(jobs.size());
     boolean dedupeKeys = false; // a job without one cannot collide with a stored job
+    List<Job> waitingDue = new ArrayList<>();
     for (Job job : jobs) {
       Require.notNull("job", job);
       Rules.payload(job.payload(), payloadLimit);
       int attempts = job.maxAttempts() > 0 ? job.maxAttempts() : maxAttempts;
       dedupeKeys |= job.dedupeKey() != null;
+      boolean gated = limits.gated(job.name(), job.group());
+      boolean due = job.delay().isZero();
+      if (gated && due) {
+        waitingDue.add(job);
+      }
       rows.add(
           new Object[] {
-            job.name(), job.payload(), job.dedupeKey(), attempts, job.delay().toMillis()
+            job.name(),
+            job.payload(),
+            job.dedupeKey(),
+            attempts,
+            gated ? (due ? 3 : 5) : 0,
+            job.group(),
+            gated ? 0L : null, // a due one's place: below
+            job.delay().toMillis()
           });
+    }
+    if (!waitingDue.isEmpty()) {
+      placeInFairOrder(connection, waitingDue, rows);
     }
     return rows.isEmpty()
         ? 0
         : writer.insert(
             connection, rows, dedupeKeys, "enqueueing " + rows.size() + " jobs in " + table());
+  }
+
+  /** Sets the fair_tag of the rows of {@code due}, gated jobs due at once ({@link FairOrder}). */
+  private void placeInFairOrder(Connection connection, List<Job> due, List<Object[]> rows) {
+    long[] places;
+    try {
+      places =
+          fairOrder.places(
+              connection,
+              due.stream().map(Job::name).toList(),
+              due.stream().map(Job::group).toList());
+    } catch (SQLException e) {
+      throw Jdbc.wrap("reading the fair order of " + table(), e);
+    }
+    int next = 0;
+    for (Object[] row : rows) {
+      if (Integer.valueOf(3).equals(row[4])) {
+        row[6] = places[next++];
+      }
+    }
   }
 
   /**
@@ -134,6 +180,10 @@ public final class Jobs extends JobControls {
     return payloadLimit;
   }
 
+  Limits limits() {
+    return limits;
+  }
+
   /**
    * Configures {@link Jobs}; each option is validated as it is set, and {@link #build()} copies
    * them, so later changes change nothing built. Not thread-safe. Options with their defaults:
@@ -144,8 +194,45 @@ public final class Jobs extends JobControls {
     private int maxAttempts = 5;
     private Duration retention = Duration.ofDays(1);
     private Duration timeout; // null: none
+    private final Map<String, Integer> limitPerName = new LinkedHashMap<>();
+    private int limitPerGroup;
 
     private Builder() {}
+
+    /**
+     * At most {@code max} jobs named {@code name} run at once, counted across every dispatcher and
+     * process on the table, 1 to 100,000; a later call for the name replaces it. Such jobs wait for
+     * admission before a claim takes them ({@code docs/jobs.md#limits-and-groups}): declare the
+     * limit on the {@code Jobs} that enqueues them and on the one each dispatcher runs them with.
+     *
+     * @param name the job name
+     * @param max the most of its jobs running at once
+     * @return this builder
+     * @throws InvalidValueException if the name breaks the rules or {@code max} is out of range
+     */
+    public Builder limit(String name, int max) {
+      Rules.name("name", name);
+      limitPerName.put(name, Require.between("limit of " + name, max, 1, 100_000));
+      return this;
+    }
+
+    /**
+     * At most {@code max} jobs of one group ({@link Job#group}) run at once, counted across every
+     * dispatcher and process on the table, 1 to 100,000; default none (grouped jobs are still
+     * claimed fairly between groups).
+     *
+     * @param max the most jobs of one group running at once
+     * @return this builder
+     * @throws InvalidValueException if {@code max} is out of range
+     */
+    public Builder limitPerGroup(int max) {
+      this.limitPerGroup = Require.between("limitPerGroup", max, 1, 100_000);
+      return this;
+    }
+
+    private Limits limits() {
+      return new Limits(limitPerName, limitPerGroup);
+    }
 
     /**
      * The job table, {@code name} or {@code schema.name}; default {@code postbox_jobs}. Recurring

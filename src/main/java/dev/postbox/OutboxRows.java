@@ -80,7 +80,8 @@ final class OutboxRows {
     QueueTable.Columns columns =
         new QueueTable.Columns(
             "event_id, topic, msg_key, payload, headers", "event_id", "topic", "", KEY);
-    return new QueueTable<>(table, columns, QueueTable.Clauses.NONE, OutboxRows::read, keyOrder);
+    return new QueueTable<>(
+        table, columns, QueueTable.Clauses.NONE, OutboxRows::read, keyOrder, null);
   }
 
   private static Claimed<Envelope> read(

@@ -267,6 +267,15 @@ public abstract class JobContextContractTest extends DatabaseTest {
   @Test
   void tablesOfSchemaFiveAreRefusedUntilTheShippedUpgradeRuns() {
     // back to schema 5
+    for (String index : List.of("postbox_jobs_waiting", "postbox_jobs_group_tail")) {
+      Sql.update(
+          ds, "DROP INDEX " + index + (db.database() == Database.MYSQL ? " ON postbox_jobs" : ""));
+    }
+    if (db.database() == Database.POSTGRESQL || db.database() == Database.SQLITE) {
+      Sql.update(ds, "DROP INDEX postbox_jobs_admitted");
+    }
+    Sql.update(ds, "ALTER TABLE postbox_jobs DROP COLUMN grp");
+    Sql.update(ds, "ALTER TABLE postbox_jobs DROP COLUMN fair_tag");
     Sql.update(ds, "ALTER TABLE postbox_jobs DROP COLUMN snoozes");
     Sql.update(ds, "ALTER TABLE postbox_outbox DROP COLUMN snoozes");
     Sql.update(ds, "DROP TABLE postbox_jobs_flow");
@@ -279,7 +288,17 @@ public abstract class JobContextContractTest extends DatabaseTest {
    * {@code script}, the job runs once.
    */
   private void refusedNamingUntilUpgraded(String missing, String script) {
-    Sql.commit(ds, c -> jobs.enqueue(c, Job.of("upgraded", "x")));
+    // enqueued as the old version did
+    Sql.update(
+        ds,
+        "INSERT INTO postbox_jobs (name, payload, max_attempts, available_at, created_at)"
+            + " VALUES ('upgraded', 'x', 5, "
+            + Sql.nowPlusMillis(db)
+            + ", "
+            + Sql.nowPlusMillis(db)
+            + ")",
+        0,
+        0);
     List<JobContext> seen = new CopyOnWriteArrayList<>();
     PostboxException refused =
         assertThrows(

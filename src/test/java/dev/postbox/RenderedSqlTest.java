@@ -8,7 +8,10 @@ import dev.postbox.internal.dialect.Dialects;
 import dev.postbox.internal.lane.Lanes;
 import dev.postbox.internal.recurring.RecurringSql;
 import dev.postbox.internal.recurring.RecurringSqlRendering;
+import dev.postbox.internal.sql.Admission;
+import dev.postbox.internal.sql.FairOrder;
 import dev.postbox.internal.sql.LaneSqlRendering;
+import dev.postbox.internal.sql.Limits;
 import dev.postbox.internal.sql.QueueSql;
 import dev.postbox.internal.sql.QueueTable;
 import dev.postbox.internal.sql.Sql;
@@ -118,6 +121,17 @@ class RenderedSqlTest {
         "overdue-unhandled",
         "the wait (negative millis)",
         JobNames.overdueUnhandled(d, table, HANDLED));
+    Admission admission =
+        new Admission(
+            JobNames.claimedBy(JobRows.queueTable(table, Limits.NONE), HANDLED), d, BATCH_SIZE);
+    String[] params = {"none", "none", "none", "the front's fair_tag", "none", "none", "3 ids"};
+    int i = 0;
+    for (var statement : admission.statements().entrySet()) {
+      out.add(statement.getKey(), params[i++], statement.getValue().replace("{ids}", "?, ?, ?"));
+    }
+    var fair = new FairOrder(table).statements();
+    out.add("fair-order-tail", "the group, the name", fair.get("fair-order-tail"));
+    out.add("fair-order-tail-ungrouped", "the name", fair.get("fair-order-tail-ungrouped"));
     String flow = JobFlow.table(table);
     out.add("pause", "the name", JobFlow.sql(Sql.JOB_PAUSE, d, flow));
     out.add("resume", "the name", JobFlow.sql(Sql.JOB_RESUME, d, flow));

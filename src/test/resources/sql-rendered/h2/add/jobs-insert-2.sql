@@ -1,2 +1,2 @@
 -- params: per row: name, payload, dedupe_key, max_attempts, delay millis
-INSERT INTO postbox_jobs (name, payload, dedupe_key, max_attempts, available_at, created_at) VALUES (?, ?, ?, ?, DATEADD(MILLISECOND, CAST(? AS BIGINT), CURRENT_TIMESTAMP(6)), CURRENT_TIMESTAMP(6)), (?, ?, ?, ?, DATEADD(MILLISECOND, CAST(? AS BIGINT), CURRENT_TIMESTAMP(6)), CURRENT_TIMESTAMP(6))
+INSERT INTO postbox_jobs (name, payload, dedupe_key, max_attempts, state, grp, fair_tag, available_at, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, DATEADD(MILLISECOND, CAST(? AS BIGINT), CURRENT_TIMESTAMP(6)), CURRENT_TIMESTAMP(6)), (?, ?, ?, ?, ?, ?, ?, DATEADD(MILLISECOND, CAST(? AS BIGINT), CURRENT_TIMESTAMP(6)), CURRENT_TIMESTAMP(6))

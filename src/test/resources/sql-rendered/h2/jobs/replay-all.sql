@@ -1,4 +1,4 @@
 -- params: none
 UPDATE postbox_jobs
-SET state = 0, attempts = 0, available_at = CURRENT_TIMESTAMP(6), leased_by = NULL
+SET state = CASE WHEN fair_tag IS NULL THEN 0 ELSE 5 END, attempts = 0, available_at = CURRENT_TIMESTAMP(6), leased_by = NULL
 WHERE state = 2

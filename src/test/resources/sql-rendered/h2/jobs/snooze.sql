@@ -1,5 +1,5 @@
 -- params: refund, delay millis, last_error, id, leased_by, claims, the bound
 UPDATE postbox_jobs
 SET attempts = attempts - ?, snoozes = snoozes + 1, available_at = DATEADD(MILLISECOND, CAST(? AS BIGINT), CURRENT_TIMESTAMP(6)),
-  leased_by = NULL, last_error = ?
+  leased_by = NULL, state = CASE WHEN fair_tag IS NULL THEN state ELSE 5 END, last_error = ?
 WHERE id = ? AND leased_by = ? AND claims = ? AND snoozes < ?

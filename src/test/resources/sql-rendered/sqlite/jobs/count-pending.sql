@@ -1,2 +1,2 @@
 -- params: none
-SELECT COUNT(*) FROM postbox_jobs WHERE state = 0
+SELECT COUNT(*) FROM postbox_jobs WHERE state IN (0, 3, 5)

@@ -1,13 +1,13 @@
 -- params: none
 SELECT
-  (SELECT COUNT(*) FROM postbox_jobs WHERE state = 0) AS pending,
+  (SELECT COUNT(*) FROM postbox_jobs WHERE state IN (0, 3, 5)) AS pending,
   (SELECT COUNT(*) FROM postbox_jobs
-   WHERE state = 0 AND available_at <= CAST((julianday('now') - 2440587.5) * 86400000.0 + 0.5 AS INTEGER)) AS ready,
+   WHERE state IN (0, 3, 5) AND available_at <= CAST((julianday('now') - 2440587.5) * 86400000.0 + 0.5 AS INTEGER)) AS ready,
   (SELECT COUNT(*) FROM postbox_jobs
-   WHERE state = 0 AND available_at > CAST((julianday('now') - 2440587.5) * 86400000.0 + 0.5 AS INTEGER) AND leased_by IS NOT NULL)
+   WHERE state IN (0, 3, 5) AND available_at > CAST((julianday('now') - 2440587.5) * 86400000.0 + 0.5 AS INTEGER) AND leased_by IS NOT NULL)
     AS leased,
   (SELECT COUNT(*) FROM postbox_jobs WHERE state = 2) AS parked,
-  (SELECT MIN(created_at) FROM postbox_jobs WHERE state = 0) AS oldest,
+  (SELECT MIN(created_at) FROM postbox_jobs WHERE state IN (0, 3, 5)) AS oldest,
   0 AS blocked_keys,
   0 AS blocked,
   CAST((julianday('now') - 2440587.5) * 86400000.0 + 0.5 AS INTEGER) AS db_now

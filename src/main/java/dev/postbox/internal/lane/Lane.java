@@ -5,6 +5,9 @@ import dev.postbox.internal.Joins;
 import dev.postbox.internal.Listeners;
 import dev.postbox.internal.Periodic;
 import dev.postbox.internal.dialect.Dialect;
+import dev.postbox.internal.sql.Admission;
+import dev.postbox.internal.sql.AdmittingClaim;
+import dev.postbox.internal.sql.ClaimStrategy;
 import dev.postbox.internal.sql.QueueSql;
 import dev.postbox.internal.sql.QueueTable;
 import java.time.Duration;
@@ -39,6 +42,8 @@ public final class Lane<T> {
   private final OutcomeWriter writer;
   private final Vacuum vacuum;
   private final LaneState<T> state = new LaneState<>();
+  private final Admission admission; // a job table's, null for the outbox
+  private final AdmittingClaim.Pace pace;
   private final ClaimWait wakeUps = new ClaimWait(state::stopping); // the main claim loop's
   private final ClaimLoop<T> claimLoop;
   private final List<ExtraClaimLoop<T>> extraLoops = new ArrayList<>();
@@ -63,6 +68,10 @@ public final class Lane<T> {
     this.dialect = dialect;
     this.name = settings.instanceId() + "-" + table.name();
     QueueSql sql = QueueSql.of(dialect, table, settings.batchSize());
+    this.admission =
+        table.limits() == null ? null : new Admission(table, dialect, settings.batchSize());
+    this.pace =
+        table.limits() == null ? null : new AdmittingClaim.Pace(settings.pollInterval().toNanos());
     Outage outage = new Outage(settings, table.name());
     this.vacuum =
         new Vacuum(dataSource, sql.vacuum(), settings.vacuumEvery(), settings.instanceId());
@@ -132,9 +141,10 @@ public final class Lane<T> {
   /** A claimer with its own claim strategy (a strategy's state is its loop's alone). */
   private Claimer<T> claimer(LaneTable lane) {
     boolean keepDone = !settings.retention().isZero();
+    ClaimStrategy claims = lane.sql().claims(settings.instanceId(), settings.lease(), keepDone);
     return new Claimer<>(
         lane.dataSource(),
-        lane.sql().claims(settings.instanceId(), settings.lease(), keepDone),
+        admission == null ? claims : new AdmittingClaim(claims, admission, pace),
         table.reader(),
         lane.gate(),
         dialect,
@@ -163,6 +173,9 @@ public final class Lane<T> {
 
   /** Cuts the current poll wait short: new rows were committed. */
   public void wakeUp() {
+    if (pace != null) {
+      pace.wake();
+    }
     wakeUps.wakeUp();
   }
 

@@ -83,6 +83,16 @@ public enum Sql {
   JOB_PAUSE(Needs.CALLER),
   JOB_RESUME(Needs.CALLER),
   JOBS_PAUSED(Needs.CALLER),
+  // admission of grouped and limited jobs, on the job table and its flow table
+  ADMISSION_GATE(Needs.CALLER),
+  ADMISSION_GATE_ROW(Needs.CALLER),
+  ADMISSION_FRONT(Needs.CALLER),
+  ADMISSION_TAIL(Needs.CALLER),
+  ADMISSION_TAIL_UNGROUPED(Needs.CALLER),
+  ADMISSION_PROMOTE(Needs.CALLER),
+  ADMISSION_ADMITTED(Needs.CALLER),
+  ADMISSION_WINDOW(Needs.CALLER),
+  ADMISSION_ADMIT(Needs.CALLER),
   NOTIFY(Needs.CALLER),
   // a dispatcher's start and its registration on an outbox
   CHECK_COLUMNS(Needs.CALLER),

@@ -69,7 +69,8 @@ class MariaDbClaimPlanTest {
             new QueueTable<>(
                 "postbox_jobs",
                 new QueueTable.Columns("name, payload, max_attempts", "id", "name", "", "NULL"),
-                new QueueTable.Clauses("", JOBS_CLAIM_FILTER, ""),
+                QueueTable.Clauses.NONE.narrowed(JOBS_CLAIM_FILTER),
+                null,
                 null,
                 null),
             100);
@@ -116,7 +117,8 @@ class MariaDbClaimPlanTest {
                     "msg_key"),
                 QueueTable.Clauses.NONE,
                 null,
-                new KeyOrder("msg_key", true)),
+                new KeyOrder("msg_key", true),
+                null),
             100);
     try (Connection c = db.dataSource().getConnection();
         Statement s = c.createStatement()) {
@@ -222,6 +224,7 @@ class MariaDbClaimPlanTest {
                 table,
                 new QueueTable.Columns(columns, "id", "name", "", "NULL"),
                 QueueTable.Clauses.NONE,
+                null,
                 null,
                 null),
             100);

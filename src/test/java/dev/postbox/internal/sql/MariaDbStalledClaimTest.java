@@ -161,6 +161,7 @@ class MariaDbStalledClaimTest {
             new QueueTable.Columns("event_id, topic", "event_id", "topic", "", "NULL"),
             QueueTable.Clauses.NONE,
             null,
+            null,
             null);
     QueueSql sql = QueueSql.of(Dialects.of(Database.MYSQL), table, 10);
     return new TestClaimer(dataSource, sql.claims(instance, Duration.ofSeconds(60), false));

@@ -54,7 +54,8 @@ class PostgresClaimPlanTest {
                 "event_id, topic, msg_key, payload, headers", "event_id", "topic", "", "msg_key"),
             QueueTable.Clauses.NONE,
             null,
-            order),
+            order,
+            null),
         100);
   }
 

@@ -1,2 +1,2 @@
 -- Rows not finished and not parked. No params.
-SELECT COUNT(*) FROM {table} WHERE state = 0
+SELECT COUNT(*) FROM {table} WHERE {pending}

@@ -4,5 +4,5 @@
 SELECT id, {ref} AS ref, {topic} AS topic, {listedKey} AS listed_key, attempts, last_error,
   available_at, created_at,
   CASE WHEN leased_by IS NOT NULL AND available_at > {now} THEN 1 ELSE 0 END AS leased
-FROM {table} WHERE state = 0 AND attempts > 0 AND last_error IS NOT NULL
+FROM {table} WHERE {pending} AND attempts > 0 AND last_error IS NOT NULL
 ORDER BY available_at, id LIMIT ?

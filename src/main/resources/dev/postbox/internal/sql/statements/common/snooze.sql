@@ -5,5 +5,5 @@
 -- claims, the bound.
 UPDATE {table}
 SET attempts = attempts - ?, snoozes = snoozes + 1, available_at = {nowPlusMillis},
-  leased_by = NULL, last_error = ?
+  leased_by = NULL{unleaseSet}, last_error = ?
 WHERE id = ? AND leased_by = ? AND claims = ? AND snoozes < ?

@@ -3,14 +3,14 @@
 -- behind them ({blocked}, an expression; the due rows are the ready ones but those) and now. No
 -- params.
 SELECT
-  (SELECT COUNT(*) FROM {table} WHERE state = 0) AS pending,
+  (SELECT COUNT(*) FROM {table} WHERE {pending}) AS pending,
   (SELECT COUNT(*) FROM {table}
-   WHERE state = 0 AND available_at <= {now}) AS ready,
+   WHERE {pending} AND available_at <= {now}) AS ready,
   (SELECT COUNT(*) FROM {table}
-   WHERE state = 0 AND available_at > {now} AND leased_by IS NOT NULL)
+   WHERE {pending} AND available_at > {now} AND leased_by IS NOT NULL)
     AS leased,
   (SELECT COUNT(*) FROM {table} WHERE state = 2) AS parked,
-  (SELECT MIN(created_at) FROM {table} WHERE state = 0) AS oldest,
+  (SELECT MIN(created_at) FROM {table} WHERE {pending}) AS oldest,
   {blockedKeys} AS blocked_keys,
   {blocked} AS blocked,
   {now} AS db_now

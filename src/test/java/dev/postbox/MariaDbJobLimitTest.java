@@ -1,0 +1,10 @@
+package dev.postbox;
+
+import dev.postbox.testing.TestDatabase;
+
+class MariaDbJobLimitTest extends JobLimitContractTest {
+  @Override
+  protected TestDatabase open() {
+    return TestDatabase.mariadb();
+  }
+}

@@ -1,0 +1,2 @@
+-- params: the name
+SELECT MAX(fair_tag) FROM postbox_jobs WHERE state = 3 AND grp IS NULL AND name = ?
