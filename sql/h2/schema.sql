@@ -89,9 +89,9 @@ CREATE TABLE postbox_jobs (
 
 CREATE INDEX postbox_jobs_claim ON postbox_jobs (state, available_at, id);
 
--- admission (docs/jobs.md#limits-and-groups): the waiting jobs (state 3) in their fair order,
--- the admitted ones (state 0 with a fair_tag) by group and name, and each group's last place
-CREATE INDEX postbox_jobs_waiting ON postbox_jobs (state, fair_tag, grp, name);
+-- admission (docs/jobs.md#limits-and-groups): the waiting jobs (state 3) in their fair order
+-- and the admitted ones (state 0 with a fair_tag), and each group's last place in the order
+CREATE INDEX postbox_jobs_waiting ON postbox_jobs (state, fair_tag, id);
 CREATE INDEX postbox_jobs_group_tail ON postbox_jobs (state, grp, name, fair_tag);
 
 -- recurring jobs: one row per schedule a dispatcher declared with Dispatcher.Builder.recurring;

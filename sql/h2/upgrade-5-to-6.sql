@@ -10,7 +10,7 @@ ALTER TABLE postbox_jobs ADD COLUMN snoozes INTEGER DEFAULT 0 NOT NULL;
 -- admission its place in the fair order; it waits in state 5 until due, then in state 3
 ALTER TABLE postbox_jobs ADD COLUMN grp VARCHAR(200);
 ALTER TABLE postbox_jobs ADD COLUMN fair_tag BIGINT;
-CREATE INDEX postbox_jobs_waiting ON postbox_jobs (state, fair_tag, grp, name);
+CREATE INDEX postbox_jobs_waiting ON postbox_jobs (state, fair_tag, id);
 CREATE INDEX postbox_jobs_group_tail ON postbox_jobs (state, grp, name, fair_tag);
 
 -- flow control of the job queue (docs/jobs.md#flow-control): one row per job name paused with

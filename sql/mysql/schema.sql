@@ -90,9 +90,9 @@ CREATE TABLE postbox_jobs (
     UNIQUE KEY postbox_jobs_running_key (running_key),
     -- serves the claim (state = 0) and the retention cleanup (state = 1)
     KEY postbox_jobs_claim (state, available_at, id),
-    -- admission (docs/jobs.md#limits-and-groups): the waiting jobs (state 3) in their fair order,
-    -- the admitted ones (state 0 with a fair_tag) by group and name, and each group's last place
-    KEY postbox_jobs_waiting (state, fair_tag, grp, name),
+    -- admission (docs/jobs.md#limits-and-groups): the waiting jobs (state 3) in their fair order
+    -- and the admitted ones (state 0 with a fair_tag), and each group's last place in the order
+    KEY postbox_jobs_waiting (state, fair_tag, id),
     KEY postbox_jobs_group_tail (state, grp, name, fair_tag)
 ) ENGINE = InnoDB DEFAULT CHARSET = utf8mb4 COLLATE = utf8mb4_bin;
 

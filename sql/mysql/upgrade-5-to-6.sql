@@ -11,7 +11,7 @@ ALTER TABLE postbox_jobs ADD COLUMN snoozes INT NOT NULL DEFAULT 0;
 ALTER TABLE postbox_jobs
     ADD COLUMN grp VARCHAR(200) NULL,
     ADD COLUMN fair_tag BIGINT NULL,
-    ADD KEY postbox_jobs_waiting (state, fair_tag, grp, name),
+    ADD KEY postbox_jobs_waiting (state, fair_tag, id),
     ADD KEY postbox_jobs_group_tail (state, grp, name, fair_tag);
 
 -- flow control of the job queue (docs/jobs.md#flow-control): one row per job name paused with

@@ -1,2 +1,2 @@
 -- params: 3 ids
-UPDATE postbox_jobs SET state = 0, available_at = CURRENT_TIMESTAMP(6) WHERE state = 3 AND id IN (?, ?, ?)
+UPDATE postbox_jobs SET state = 0, available_at = CURRENT_TIMESTAMP(6) WHERE id IN (?, ?, ?)

@@ -1,2 +1,2 @@
 -- params: 3 ids
-UPDATE postbox_jobs SET state = 0, available_at = statement_timestamp() WHERE state = 3 AND id IN (?, ?, ?)
+UPDATE postbox_jobs SET state = 0, available_at = statement_timestamp() WHERE id IN (?, ?, ?)

@@ -1,4 +1,4 @@
 -- params: none
-SELECT id, grp, name FROM postbox_jobs
+SELECT id, grp, name, fair_tag FROM postbox_jobs
 WHERE state = 3 AND available_at <= CAST((julianday('now') - 2440587.5) * 86400000.0 + 0.5 AS INTEGER) AND (dedupe_key IS NULL OR NOT EXISTS (SELECT 1 FROM postbox_jobs running_job WHERE running_job.running_key = postbox_jobs.dedupe_key)) AND name NOT IN (SELECT name FROM postbox_jobs_flow WHERE kind = 'name' AND paused_at IS NOT NULL) AND name IN ('email', 'report')
-ORDER BY fair_tag, id LIMIT 2000
+ORDER BY fair_tag, id LIMIT 1000

@@ -19,8 +19,8 @@ import java.util.Map;
  * job is enqueued waiting (state 3, or 5 until due) in the {@link FairOrder}; an admission makes
  * waiting jobs claimable (state 0, keeping their fair_tag) in that order, as long as no group holds
  * more than {@link Limits#perGroup} admitted jobs and no limited name more than its limit, and not
- * more than two batches ahead of the claims. The claims then take admitted jobs like any other: a
- * job admitted runs, so counting admitted jobs counts running ones. A job whose lease ends without
+ * more than a batch ahead of the claims. The claims then take admitted jobs like any other: a job
+ * admitted runs, so counting admitted jobs counts running ones. A job whose lease ends without
  * finishing it (a failure, a snooze, a release) goes back to wait, so the slot it held is free.
  * Admissions hold the flow table's 'gate' row while they count and admit, one at a time across
  * dispatchers: the count sees every admission before it, so limits are exact.
@@ -34,7 +34,6 @@ public final class Admission {
   private final List<String> begin;
   private final String gate;
   private final String gateRow;
-  private final String front;
   private final String promote;
   private final String admitted;
   private final String window;
@@ -42,22 +41,21 @@ public final class Admission {
   private final int ahead;
 
   /**
-   * The admission of {@code table}'s jobs on {@code dialect}'s database, admitting up to two
-   * batches of {@code batchSize} ahead of the claims.
+   * The admission of {@code table}'s jobs on {@code dialect}'s database, admitting up to a batch of
+   * {@code batchSize} ahead of the claims.
    */
   public Admission(QueueTable<?> table, Dialect dialect, int batchSize) {
     this.table = table.name();
     this.limits = table.limits();
     this.begin = Home.of(dialect.database()).beginClaim();
-    this.ahead = 2 * batchSize;
+    this.ahead = batchSize;
     this.gate = fill(Sql.ADMISSION_GATE, table, dialect);
     this.gateRow = fill(Sql.ADMISSION_GATE_ROW, table, dialect);
-    this.front = fill(Sql.ADMISSION_FRONT, table, dialect);
     this.promote = fill(Sql.ADMISSION_PROMOTE, table, dialect);
     this.admitted = fill(Sql.ADMISSION_ADMITTED, table, dialect);
     this.window =
         fill(Sql.ADMISSION_WINDOW, table, dialect)
-            .replace("{window}", Integer.toString(4 * batchSize));
+            .replace("{window}", Integer.toString(2 * batchSize));
     this.admit = fill(Sql.ADMISSION_ADMIT, table, dialect);
   }
 
@@ -70,11 +68,10 @@ public final class Admission {
     Map<String, String> all = new LinkedHashMap<>();
     all.put("admission-gate", gate);
     all.put("admission-gate-row", gateRow);
-    all.put("admission-front", front);
-    all.put("admission-promote", promote);
     all.put("admission-admitted", admitted);
     all.put("admission-window", window);
     all.put("admission-admit", admit);
+    all.put("admission-promote", promote);
     return all;
   }
 
@@ -157,19 +154,11 @@ public final class Admission {
     }
   }
 
-  /** Under the gate: promotes the jobs now due, counts the admitted ones, admits in fair order. */
+  /**
+   * Under the gate: counts the admitted jobs, admits waiting ones in fair order, then promotes the
+   * jobs now due to wait at the front of the order (the place of the first job in the window).
+   */
   private int admitWaiting(Connection c) throws SQLException {
-    long first = 0;
-    try (PreparedStatement ps = c.prepareStatement(front);
-        ResultSet rs = ps.executeQuery()) {
-      if (rs.next()) {
-        first = rs.getLong(1);
-      }
-    }
-    try (PreparedStatement ps = c.prepareStatement(promote)) {
-      ps.setLong(1, first);
-      ps.executeUpdate();
-    }
     Map<String, Integer> perGroup = new HashMap<>();
     Map<String, Integer> perName = new HashMap<>();
     int unclaimed = 0;
@@ -185,13 +174,19 @@ public final class Admission {
         unclaimed += rs.getInt(4);
       }
     }
+    int room = ahead - unclaimed;
+    if (room < ahead / 2) {
+      return 1; // over half a batch admitted and not claimed yet: admit when the claims catch up
+    }
     List<Long> chosen = new ArrayList<>();
     int waiting = 0;
-    int room = ahead - unclaimed;
+    long front = 0;
     try (PreparedStatement ps = c.prepareStatement(window);
         ResultSet rs = ps.executeQuery()) {
       while (rs.next()) {
-        waiting++;
+        if (waiting++ == 0) {
+          front = rs.getLong(4);
+        }
         String group = rs.getString(2);
         String name = rs.getString(3);
         if (chosen.size() < room && fits(group, name, perGroup, perName)) {
@@ -209,6 +204,10 @@ public final class Admission {
         QueueSql.bindIds(ps, 1, chosen);
         ps.executeUpdate();
       }
+    }
+    try (PreparedStatement ps = c.prepareStatement(promote)) {
+      ps.setLong(1, front);
+      waiting += ps.executeUpdate();
     }
     return waiting;
   }

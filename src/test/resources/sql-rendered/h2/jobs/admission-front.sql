@@ -1,2 +1,0 @@
--- params: none
-SELECT MIN(fair_tag) FROM postbox_jobs WHERE state = 3
