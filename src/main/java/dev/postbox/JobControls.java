@@ -18,11 +18,13 @@ import java.util.OptionalLong;
 abstract sealed class JobControls extends ProducerTable<JobContext> permits Jobs {
   private final JobStatements statements;
   private final JobFlow flow;
+  private final Limits limits;
 
   JobControls(ProducerOptions options, Limits limits) {
     super(JobRows.writer(options), JobRows.queueTable(options.table(), limits), "jobs");
     this.statements = new JobStatements(options.table());
     this.flow = new JobFlow(options, writer.dialects());
+    this.limits = limits;
   }
 
   /**
@@ -141,6 +143,22 @@ abstract sealed class JobControls extends ProducerTable<JobContext> permits Jobs
    */
   public List<JobNameStats> statsByName(Connection connection) {
     Require.notNull("connection", connection);
-    return JobNames.stats(connection, writer.dialects(), table());
+    return JobNames.stats(connection, writer.dialects(), table(), limits);
+  }
+
+  /**
+   * The {@code n} groups ({@link Job#group}) with the most jobs running, then the most pending,
+   * each with its pending, due and running jobs: which tenants use the dispatchers now. Reads every
+   * pending job that has a group.
+   *
+   * @param connection where to read
+   * @param n how many groups at most, 1 to 1,000
+   * @return the groups, busiest first; empty if no pending job has a group
+   * @throws InvalidValueException if {@code connection} is null or {@code n} is out of range
+   */
+  public List<JobGroupStats> busiestGroups(Connection connection, int n) {
+    Require.notNull("connection", connection);
+    Require.between("n", n, 1, 1_000);
+    return JobGroupStats.busiest(connection, writer.dialects(), table(), n);
   }
 }

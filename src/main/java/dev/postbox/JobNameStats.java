@@ -18,6 +18,14 @@ import java.time.Instant;
  *     none is due or the name is paused
  * @param paused whether the name is paused ({@link Jobs#pause}): its jobs wait, not due, until it
  *     is resumed; a paused name is listed also without pending jobs
+ * @param limit the most jobs of the name running at once ({@link Jobs.Builder#limit}) as the {@code
+ *     Jobs} that read the stats declares it, 0 for none; compare it with {@code leased}
  */
 public record JobNameStats(
-    String name, long pending, long due, long leased, Instant oldestDueAt, boolean paused) {}
+    String name,
+    long pending,
+    long due,
+    long leased,
+    Instant oldestDueAt,
+    boolean paused,
+    int limit) {}

@@ -4,6 +4,7 @@ import dev.postbox.internal.DialectChoice;
 import dev.postbox.internal.dialect.Dialect;
 import dev.postbox.internal.jdbc.Jdbc;
 import dev.postbox.internal.sql.Home;
+import dev.postbox.internal.sql.Limits;
 import dev.postbox.internal.sql.QueueTable;
 import dev.postbox.internal.sql.Sql;
 import java.sql.Connection;
@@ -40,7 +41,8 @@ final class JobNames {
   }
 
   /** The per-name counts of pending jobs; see {@link Jobs#statsByName}. */
-  static List<JobNameStats> stats(Connection c, DialectChoice dialects, String table) {
+  static List<JobNameStats> stats(
+      Connection c, DialectChoice dialects, String table, Limits limits) {
     try {
       Dialect d = dialects.of(c);
       try (PreparedStatement ps = c.prepareStatement(countsByName(d, table));
@@ -54,7 +56,8 @@ final class JobNames {
                   rs.getLong("due"),
                   rs.getLong("leased"),
                   d.readInstant(rs, "oldest_due"),
-                  rs.getInt("paused") == 1));
+                  rs.getInt("paused") == 1,
+                  limits.perName().getOrDefault(rs.getString("name"), 0)));
         }
         return stats;
       }

@@ -3,13 +3,10 @@ package dev.postbox;
 import dev.postbox.internal.ProducerOptions;
 import dev.postbox.internal.Require;
 import dev.postbox.internal.Rules;
-import dev.postbox.internal.jdbc.Jdbc;
 import dev.postbox.internal.sql.FairOrder;
 import dev.postbox.internal.sql.Limits;
 import java.sql.Connection;
-import java.sql.SQLException;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -32,12 +29,18 @@ public final class Jobs extends JobControls {
   private final Duration timeout; // null: none
   private final boolean notify;
   private final Limits limits;
-  private final FairOrder fairOrder;
+  private final JobBatch.Settings batchRules;
 
   private Jobs(Builder b) {
     super(b.options, b.limits());
     this.limits = b.limits();
-    this.fairOrder = new FairOrder(b.options.table());
+    this.batchRules =
+        new JobBatch.Settings(
+            limits,
+            b.maxAttempts,
+            b.options.payloadLimit(),
+            new FairOrder(b.options.table()),
+            b.options.table());
     this.payloadLimit = b.options.payloadLimit();
     this.maxAttempts = b.maxAttempts;
     this.retention = b.retention;
@@ -82,59 +85,15 @@ public final class Jobs extends JobControls {
    *     INSERT fails
    */
   public int enqueueAll(Connection connection, Collection<Job> jobs) {
-    Require.notNull("jobs", jobs);
-    List<Object[]> rows = new ArrayList<>(jobs.size());
-    boolean dedupeKeys = false; // a job without one cannot collide with a stored job
-    List<Job> waitingDue = new ArrayList<>();
-    for (Job job : jobs) {
-      Require.notNull("job", job);
-      Rules.payload(job.payload(), payloadLimit);
-      int attempts = job.maxAttempts() > 0 ? job.maxAttempts() : maxAttempts;
-      dedupeKeys |= job.dedupeKey() != null;
-      boolean gated = limits.gated(job.name(), job.group());
-      boolean due = job.delay().isZero();
-      if (gated && due) {
-        waitingDue.add(job);
-      }
-      rows.add(
-          new Object[] {
-            job.name(),
-            job.payload(),
-            job.dedupeKey(),
-            attempts,
-            gated ? (due ? 3 : 5) : 0,
-            job.group(),
-            gated ? 0L : null, // a due one's place: below
-            job.delay().toMillis()
-          });
-    }
-    if (!waitingDue.isEmpty()) {
-      placeInFairOrder(connection, waitingDue, rows);
-    }
-    return rows.isEmpty()
+    JobBatch batch = JobBatch.of(connection, jobs, batchRules);
+    int n = batch.rows().size();
+    return n == 0
         ? 0
         : writer.insert(
-            connection, rows, dedupeKeys, "enqueueing " + rows.size() + " jobs in " + table());
-  }
-
-  /** Sets the fair_tag of the rows of {@code due}, gated jobs due at once ({@link FairOrder}). */
-  private void placeInFairOrder(Connection connection, List<Job> due, List<Object[]> rows) {
-    long[] places;
-    try {
-      places =
-          fairOrder.places(
-              connection,
-              due.stream().map(Job::name).toList(),
-              due.stream().map(Job::group).toList());
-    } catch (SQLException e) {
-      throw Jdbc.wrap("reading the fair order of " + table(), e);
-    }
-    int next = 0;
-    for (Object[] row : rows) {
-      if (Integer.valueOf(3).equals(row[4])) {
-        row[6] = places[next++];
-      }
-    }
+            connection,
+            batch.rows(),
+            batch.dedupeKeys(),
+            "enqueueing " + n + " jobs in " + table());
   }
 
   /**

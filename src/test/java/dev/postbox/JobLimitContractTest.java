@@ -151,6 +151,16 @@ public abstract class JobLimitContractTest extends DatabaseTest {
         10, ledger.runs().stream().filter(run -> run.group().startsWith("small-")).count());
     assertEquals(
         1, Sql.count(ds, "SELECT COUNT(*) FROM postbox_jobs WHERE grp = 'big' AND state = 0"));
+    Sql.commit(
+        ds,
+        c -> {
+          JobGroupStats big =
+              jobs.busiestGroups(c, 100).stream()
+                  .filter(g -> g.group().equals("big"))
+                  .findFirst()
+                  .orElseThrow();
+          assertEquals(new JobGroupStats("big", 200, 199, 1), big);
+        });
     release.countDown();
     awaitRuns(210);
     Await.until(WAIT, "every job finished", () -> finished() == 210);
@@ -262,6 +272,9 @@ public abstract class JobLimitContractTest extends DatabaseTest {
           jobs.statsByName(c).forEach(s -> byName.put(s.name(), s));
           assertEquals(1, byName.get(LIMITED).pending());
           assertEquals(1, byName.get(LIMITED).due());
+          assertEquals(1, byName.get(LIMITED).limit());
+          assertEquals(0, byName.get(GROUPED).limit());
+          assertEquals(List.of(new JobGroupStats("tenant-1", 1, 0, 0)), jobs.busiestGroups(c, 10));
           assertEquals(1, byName.get(GROUPED).pending());
           assertEquals(0, byName.get(GROUPED).due());
           assertEquals(2, jobs.stats(c).pending());

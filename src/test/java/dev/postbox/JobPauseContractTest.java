@@ -112,7 +112,7 @@ public abstract class JobPauseContractTest extends DatabaseTest {
     assertEquals(0, runs(PAUSED));
     assertEquals(3, waiting(PAUSED));
     assertEquals(List.of(PAUSED), paused());
-    assertEquals(List.of(new JobNameStats(PAUSED, 3, 0, 0, null, true)), stats());
+    assertEquals(List.of(new JobNameStats(PAUSED, 3, 0, 0, null, true, 0)), stats());
 
     Sql.commit(ds, c -> jobs.resume(c, PAUSED));
     Await.until(WAIT, "the resumed name's jobs", () -> runs(PAUSED) == 3);
@@ -128,7 +128,7 @@ public abstract class JobPauseContractTest extends DatabaseTest {
     Dispatcher d = started(dispatcher());
     anotherNameRuns(d);
     Sql.commit(ds, c -> jobs.pause(c, PAUSED));
-    assertEquals(List.of(new JobNameStats(PAUSED, 0, 0, 0, null, true)), stats());
+    assertEquals(List.of(new JobNameStats(PAUSED, 0, 0, 0, null, true, 0)), stats());
 
     enqueue(PAUSED, 2);
     anotherNameRuns(d);

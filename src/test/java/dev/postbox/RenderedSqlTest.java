@@ -10,6 +10,7 @@ import dev.postbox.internal.recurring.RecurringSql;
 import dev.postbox.internal.recurring.RecurringSqlRendering;
 import dev.postbox.internal.sql.Admission;
 import dev.postbox.internal.sql.FairOrder;
+import dev.postbox.internal.sql.Home;
 import dev.postbox.internal.sql.LaneSqlRendering;
 import dev.postbox.internal.sql.Limits;
 import dev.postbox.internal.sql.QueueSql;
@@ -117,6 +118,7 @@ class RenderedSqlTest {
     out.add("cancel", "the id", statements.cancelById);
     out.add("cancel-by-dedupe-key", "the key, the key", statements.cancelByKey);
     out.add("counts-by-name", "none", JobNames.countsByName(d, table));
+    out.add("groups", "how many groups", Home.text(Sql.JOB_GROUPS, d).replace("{table}", table));
     out.add(
         "overdue-unhandled",
         "the wait (negative millis)",

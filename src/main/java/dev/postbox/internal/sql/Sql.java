@@ -78,6 +78,7 @@ public enum Sql {
   JOB_CANCEL(Needs.CALLER),
   JOB_CANCEL_BY_DEDUPE_KEY(Needs.CALLER),
   JOB_COUNTS_BY_NAME(Needs.CALLER),
+  JOB_GROUPS(Needs.CALLER),
   JOBS_OVERDUE_UNHANDLED(Needs.CALLER),
   // pausing job names, in the job table's flow table
   JOB_PAUSE(Needs.CALLER),
