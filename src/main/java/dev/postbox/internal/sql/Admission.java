@@ -32,6 +32,7 @@ public final class Admission {
   private final String table;
   private final Limits limits;
   private final List<String> begin;
+  private final String any;
   private final String gate;
   private final String gateRow;
   private final String promote;
@@ -49,6 +50,7 @@ public final class Admission {
     this.limits = table.limits();
     this.begin = Home.of(dialect.database()).beginClaim();
     this.ahead = batchSize;
+    this.any = fill(Sql.ADMISSION_ANY, table, dialect);
     this.gate = fill(Sql.ADMISSION_GATE, table, dialect);
     this.gateRow = fill(Sql.ADMISSION_GATE_ROW, table, dialect);
     this.promote = fill(Sql.ADMISSION_PROMOTE, table, dialect);
@@ -66,6 +68,7 @@ public final class Admission {
   /** The statements an admission runs, by name in its order (the rendered catalogue lists them). */
   public Map<String, String> statements() {
     Map<String, String> all = new LinkedHashMap<>();
+    all.put("admission-any", any);
     all.put("admission-gate", gate);
     all.put("admission-gate-row", gateRow);
     all.put("admission-admitted", admitted);
@@ -92,6 +95,12 @@ public final class Admission {
    * @throws SQLException if a statement fails; then nothing was admitted
    */
   public int admit(Connection c) throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement(any);
+        ResultSet rs = ps.executeQuery()) {
+      if (!rs.next()) {
+        return 0;
+      }
+    }
     boolean begun = !begin.isEmpty();
     try (Statement s = c.createStatement()) {
       if (begun) {

@@ -10,9 +10,9 @@ import org.slf4j.LoggerFactory;
  * A job table's claim: first an {@link Admission} of the jobs waiting for one, in its own
  * transaction, then the database's claim, which takes the admitted jobs with the others. While no
  * job waits, an admission runs before a claim at most once per poll interval (or when the lane is
- * woken), and after a claim that took nothing: a busy lane of jobs without a group or limit pays
- * one admission per poll interval. An outage's probe claims admit nothing. One per claim loop; the
- * pacing is the lane's, shared.
+ * woken), and after a claim that took nothing; an admission that finds no job waiting is one
+ * indexed read, so jobs without a group or limit pay one read per poll interval and empty claim. An
+ * outage's probe claims admit nothing. One per claim loop; the pacing is the lane's, shared.
  */
 public final class AdmittingClaim implements ClaimStrategy {
   private static final Logger log = LoggerFactory.getLogger(AdmittingClaim.class);

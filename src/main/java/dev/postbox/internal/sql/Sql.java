@@ -85,6 +85,7 @@ public enum Sql {
   JOB_RESUME(Needs.CALLER),
   JOBS_PAUSED(Needs.CALLER),
   // admission of grouped and limited jobs, on the job table and its flow table
+  ADMISSION_ANY(Needs.CALLER),
   ADMISSION_GATE(Needs.CALLER),
   ADMISSION_GATE_ROW(Needs.CALLER),
   ADMISSION_FRONT(Needs.CALLER),

@@ -1,0 +1,2 @@
+-- params: none
+SELECT 1 FROM postbox_jobs WHERE state IN (3, 5) AND available_at <= CURRENT_TIMESTAMP(6) LIMIT 1
