@@ -36,7 +36,8 @@ import java.util.regex.Pattern;
  * A dispatcher as a user runs it, in its own JVM so that {@code kill -9} is real: one or more
  * {@link Dispatcher}s on a HikariCP pool, whose transport (outbox) or job handler (jobs) records
  * every delivery attempt in {@code rel_deliveries} in its own auto-commit transaction, without
- * dedupe.
+ * dedupe; with {@code --mode=limits}, the limited jobs of {@link LimitLedger}, each run recorded in
+ * {@code rel_runs}.
  *
  * <p>Failure injection is driven by the payload ({@code "poison":true} always fails, {@code
  * "sleep":N} works N ms; a job with {@code "retrySleep":N} works N ms from its second attempt on)
@@ -152,7 +153,10 @@ public final class DispatcherProcess {
               .backoff(backoff(args.getOrDefault("backoff", "fixed:200")))
               .shutdownTimeout(Duration.ofSeconds(10))
               .listener(listener());
-      if (!mode.equals("jobs")) {
+      if (mode.equals("limits")) {
+        // the limit scenario's jobs, whose runs are recorded in rel_runs (LimitLedger)
+        b.jobs(LimitLedger.jobs(), LimitLedger.handlers(ds, dialect, instance, workMillis));
+      } else if (!mode.equals("jobs")) {
         Outbox outbox =
             Outbox.builder()
                 .orderedByKey(Boolean.parseBoolean(args.getOrDefault("ordered", "true")))
@@ -160,7 +164,7 @@ public final class DispatcherProcess {
                 .build();
         b.outbox(outbox, transport(instance));
       }
-      if (!mode.equals("outbox")) {
+      if (mode.equals("jobs") || mode.equals("both")) {
         Jobs jobs =
             Jobs.builder()
                 .maxAttempts(Integer.parseInt(args.getOrDefault("max-attempts", "10")))

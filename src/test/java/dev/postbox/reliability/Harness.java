@@ -113,7 +113,8 @@ final class Harness implements AutoCloseable {
   long pending() {
     long n = 0;
     for (String table : TABLES) {
-      n += db.count("SELECT COUNT(*) FROM " + table + " WHERE state = 0");
+      // a job waiting for admission (3, or 5 until due) is pending too; the outbox has neither
+      n += db.count("SELECT COUNT(*) FROM " + table + " WHERE state IN (0, 3, 5)");
     }
     return n;
   }
@@ -269,6 +270,10 @@ final class Harness implements AutoCloseable {
       throw new IllegalStateException(e);
     }
     return out;
+  }
+
+  List<Kill> kills() {
+    return List.copyOf(kills);
   }
 
   List<Child> children() {

@@ -22,10 +22,12 @@ import javax.sql.DataSource;
  *
  * <p>Ledger tables: {@code rel_ledger} holds one row per committed producer transaction (written in
  * that transaction), {@code rel_deliveries} one row per delivery attempt a dispatcher process made
- * (no dedupe; {@code ok = 0} for an attempt the transport failed).
+ * (no dedupe; {@code ok = 0} for an attempt the transport failed), {@code rel_runs} one row per run
+ * of a limited or grouped job, with its start and end ({@link LimitLedger}).
  */
 final class RelDb implements AutoCloseable {
-  private static final List<String> REL_TABLES = List.of("rel_ledger", "rel_deliveries");
+  private static final List<String> REL_TABLES =
+      List.of("rel_ledger", "rel_deliveries", "rel_runs");
   // small and fixed, so the server's connection count of this JVM is stable (scenario 3 counts)
   private static final int SERVER_POOL = 8;
   private static final int SQLITE_POOL = 4;
@@ -139,7 +141,15 @@ final class RelDb implements AutoCloseable {
             + time
             + " NOT NULL)"
             + suffix,
-        "CREATE INDEX rel_deliveries_event ON rel_deliveries (event_id, attempt)");
+        "CREATE INDEX rel_deliveries_event ON rel_deliveries (event_id, attempt)",
+        "CREATE TABLE rel_runs (run_id VARCHAR(120) NOT NULL PRIMARY KEY, job_id BIGINT NOT NULL,"
+            + " job_key VARCHAR(128) NOT NULL, name VARCHAR(200) NOT NULL, grp VARCHAR(200),"
+            + " attempt INT NOT NULL, instance_id VARCHAR(100) NOT NULL, started_at "
+            + time
+            + " NOT NULL, ended_at "
+            + time
+            + ")"
+            + suffix);
   }
 
   /**

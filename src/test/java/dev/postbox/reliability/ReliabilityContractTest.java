@@ -21,6 +21,7 @@ abstract class ReliabilityContractTest {
   private RelDb db;
   Scenarios scenarios;
   RecurringScenario recurring;
+  LimitScenario limits;
 
   /** {@code postgresql}, {@code mariadb} or {@code sqlite}. */
   abstract String database();
@@ -32,6 +33,7 @@ abstract class ReliabilityContractTest {
     db = RelDb.open(database());
     scenarios = new Scenarios(db, profile());
     recurring = new RecurringScenario(db, profile(), scenarios);
+    limits = new LimitScenario(db, profile(), scenarios);
   }
 
   @AfterAll
@@ -44,6 +46,11 @@ abstract class ReliabilityContractTest {
   @Test
   void aRecurringJobRunsOncePerTickWhileDispatchersAreKilled() {
     recurring.kill9();
+  }
+
+  @Test
+  void jobLimitsHoldWhileDispatchersAreKilledAtTheLimit() {
+    limits.kill9();
   }
 
   @Test
