@@ -31,7 +31,8 @@ import org.junit.jupiter.api.Test;
  *   <li>the fairness scenario: one group with {@code bench.backlog} (100,000) due jobs of 5 ms and
  *       20 groups trickling 5 jobs/s each for 20 s; the trickling jobs' pickup latency (enqueue
  *       commit to handler start) beside the same trickle on an otherwise empty table, and beside
- *       the backlog without groups.
+ *       the backlog without groups; the dispatcher's {@code batchSize} is {@code bench.fairBatch}
+ *       (500, the default).
  * </ul>
  *
  * <pre>mvn -B test -Pbench -Dtest=GroupedDrainBenchmarkTest -Dbench.db=postgresql,mariadb</pre>
@@ -48,6 +49,7 @@ class GroupedDrainBenchmarkTest {
   private final int groups = Integer.getInteger("bench.groups", 1_000);
   private final int reps = Integer.getInteger("bench.reps", 3);
   private final int backlog = Integer.getInteger("bench.backlog", 100_000);
+  private final int fairBatch = Integer.getInteger("bench.fairBatch", 500);
 
   @Test
   void benchmark() throws Exception {
@@ -152,8 +154,8 @@ class GroupedDrainBenchmarkTest {
     StringBuilder md = new StringBuilder();
     md.append(
         String.format(
-            "%s: %d groups trickling 5 jobs/s each for %d s; pickup latency (ms)%n%n",
-            db.name(), TRICKLING_GROUPS, TRICKLE_MILLIS / 1000));
+            "%s: %d groups trickling 5 jobs/s each for %d s, batchSize(%d); pickup latency (ms)%n%n",
+            db.name(), TRICKLING_GROUPS, TRICKLE_MILLIS / 1000, fairBatch));
     md.append("| beside | p50 | p99 | max |\n|---|---|---|---|\n");
     md.append(row("an empty table", empty));
     md.append(row(String.format("%,d due jobs of one group", backlog), grouped));
@@ -203,6 +205,7 @@ class GroupedDrainBenchmarkTest {
                       picked.incrementAndGet();
                     }))
             .instanceId("bench-fair")
+            .batchSize(fairBatch)
             .build();
     d.start();
     int sent = 0;
