@@ -75,9 +75,9 @@ final class JobNames {
   }
 
   /**
-   * Params: the wait (negative millis). Among the {@link #OVERDUE_LOOKED_AT} jobs due longest, due
-   * for longer than the wait, those of names not in {@code handled}, per name: how many and since
-   * when.
+   * Params: the wait (negative millis), twice. Among the {@link #OVERDUE_LOOKED_AT} jobs due
+   * longest, pending or waiting for admission, due for longer than the wait, those of names not in
+   * {@code handled}, per name: how many and since when.
    */
   static String overdueUnhandled(Dialect d, String table, Collection<String> handled) {
     return Home.text(Sql.JOBS_OVERDUE_UNHANDLED, d)

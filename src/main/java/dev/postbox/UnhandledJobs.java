@@ -65,6 +65,7 @@ final class UnhandledJobs implements Runnable {
           c -> {
             try (PreparedStatement ps = c.prepareStatement(sql)) {
               ps.setLong(1, -lease.toMillis());
+              ps.setLong(2, -lease.toMillis());
               try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {
                   waiting(

@@ -142,6 +142,29 @@ public abstract class JobNamesContractTest extends DatabaseTest {
   }
 
   @Test
+  void groupedJobsOfANameWithoutHandlerAreReportedThoughTheyWaitForAdmission() throws Exception {
+    Jobs grouped = Jobs.builder().build();
+    Sql.commit(
+        ds,
+        c -> {
+          for (int i = 0; i < 2; i++) {
+            assertTrue(grouped.enqueue(c, Job.of("orphan", "{}").group("tenant-" + i)));
+          }
+        });
+    Sql.update(ds, "UPDATE postbox_jobs SET available_at = " + Sql.nowPlusMillis(db), -5_000);
+    Map<String, Long> waiting = new ConcurrentHashMap<>();
+    Listener listener =
+        new Listener() {
+          @Override
+          public void jobsWithoutHandler(String table, String name, long count, Instant dueSince) {
+            waiting.put(name, count);
+          }
+        };
+    look(listener).run();
+    assertEquals(Map.of("orphan", 2L), waiting, "never admitted, yet waiting for a handler");
+  }
+
+  @Test
   void aPausedNamesWaitingJobsAreNotReportedAsWithoutHandler() throws Exception {
     enqueue("orphan", 1);
     enqueue("paused-orphan", 3);

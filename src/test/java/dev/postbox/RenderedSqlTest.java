@@ -121,7 +121,7 @@ class RenderedSqlTest {
     out.add("groups", "how many groups", Home.text(Sql.JOB_GROUPS, d).replace("{table}", table));
     out.add(
         "overdue-unhandled",
-        "the wait (negative millis)",
+        "the wait (negative millis), the wait",
         JobNames.overdueUnhandled(d, table, HANDLED));
     Admission admission =
         new Admission(
