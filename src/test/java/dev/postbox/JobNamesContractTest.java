@@ -152,15 +152,7 @@ public abstract class JobNamesContractTest extends DatabaseTest {
           }
         });
     Sql.update(ds, "UPDATE postbox_jobs SET available_at = " + Sql.nowPlusMillis(db), -5_000);
-    Map<String, Long> waiting = new ConcurrentHashMap<>();
-    Listener listener =
-        new Listener() {
-          @Override
-          public void jobsWithoutHandler(String table, String name, long count, Instant dueSince) {
-            waiting.put(name, count);
-          }
-        };
-    look(listener).run();
+    Map<String, Long> waiting = lookOnce();
     assertEquals(Map.of("orphan", 2L), waiting, "never admitted, yet waiting for a handler");
   }
 
@@ -170,16 +162,21 @@ public abstract class JobNamesContractTest extends DatabaseTest {
     enqueue("paused-orphan", 3);
     Sql.commit(ds, c -> Jobs.builder().build().pause(c, "paused-orphan"));
     Sql.update(ds, "UPDATE postbox_jobs SET available_at = " + Sql.nowPlusMillis(db), -5_000);
+    Map<String, Long> waiting = lookOnce();
+    assertEquals(Map.of("orphan", 1L), waiting, "the paused name waits on purpose");
+  }
+
+  /** One run of {@link #look}: the jobs it reports as waiting for a handler, per name. */
+  private Map<String, Long> lookOnce() {
     Map<String, Long> waiting = new ConcurrentHashMap<>();
-    Listener listener =
-        new Listener() {
+    look(new Listener() {
           @Override
           public void jobsWithoutHandler(String table, String name, long count, Instant dueSince) {
             waiting.put(name, count);
           }
-        };
-    look(listener).run();
-    assertEquals(Map.of("orphan", 1L), waiting, "the paused name waits on purpose");
+        })
+        .run();
+    return waiting;
   }
 
   /** The look for jobs without a handler of a dispatcher that handles "handled", lease 1 s. */
