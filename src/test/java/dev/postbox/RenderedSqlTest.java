@@ -126,7 +126,9 @@ class RenderedSqlTest {
     Admission admission =
         new Admission(
             JobNames.claimedBy(JobRows.queueTable(table, Limits.NONE), HANDLED), d, BATCH_SIZE);
-    String[] params = {"none", "none", "none", "none", "none", "3 ids", "the front's fair_tag"};
+    String[] params = {
+      "none", "none", "none", "none", "none", "-1000, 3 ids", "3 ids", "the front's fair_tag"
+    };
     int i = 0;
     for (var statement : admission.statements().entrySet()) {
       out.add(statement.getKey(), params[i++], statement.getValue().replace("{ids}", "?, ?, ?"));

@@ -39,6 +39,7 @@ public final class Admission {
   private final String admitted;
   private final String window;
   private final String admit;
+  private final String admitFirst;
   private final int ahead;
 
   /**
@@ -59,6 +60,7 @@ public final class Admission {
         fill(Sql.ADMISSION_WINDOW, table, dialect)
             .replace("{window}", Integer.toString(2 * batchSize));
     this.admit = fill(Sql.ADMISSION_ADMIT, table, dialect);
+    this.admitFirst = fill(Sql.ADMISSION_ADMIT_FIRST, table, dialect);
   }
 
   String table() {
@@ -73,6 +75,7 @@ public final class Admission {
     all.put("admission-gate-row", gateRow);
     all.put("admission-admitted", admitted);
     all.put("admission-window", window);
+    all.put("admission-admit-first", admitFirst);
     all.put("admission-admit", admit);
     all.put("admission-promote", promote);
     return all;
@@ -188,6 +191,8 @@ public final class Admission {
       return 1; // over half a batch admitted and not claimed yet: admit when the claims catch up
     }
     List<Long> chosen = new ArrayList<>();
+    List<String> chosenGroups = new ArrayList<>();
+    Map<String, Integer> inWindow = new HashMap<>();
     int waiting = 0;
     long front = 0;
     try (PreparedStatement ps = c.prepareStatement(window);
@@ -198,8 +203,11 @@ public final class Admission {
         }
         String group = rs.getString(2);
         String name = rs.getString(3);
+        String key = group != null ? "g:" + group : "n:" + name;
+        inWindow.merge(key, 1, Integer::sum);
         if (chosen.size() < room && fits(group, name, perGroup, perName)) {
           chosen.add(rs.getLong(1));
+          chosenGroups.add(key);
           if (group != null) {
             perGroup.merge(group, 1, Integer::sum);
           }
@@ -207,18 +215,35 @@ public final class Admission {
         }
       }
     }
-    if (!chosen.isEmpty()) {
-      try (PreparedStatement ps =
-          c.prepareStatement(admit.replace("{ids}", SqlText.marks(chosen.size())))) {
-        QueueSql.bindIds(ps, 1, chosen);
-        ps.executeUpdate();
-      }
+    List<Long> first = new ArrayList<>();
+    List<Long> rest = new ArrayList<>();
+    for (int i = 0; i < chosen.size(); i++) {
+      (inWindow.get(chosenGroups.get(i)) == 1 ? first : rest).add(chosen.get(i));
     }
+    admit(c, admitFirst, first, true);
+    admit(c, admit, rest, false);
     try (PreparedStatement ps = c.prepareStatement(promote)) {
       ps.setLong(1, front);
       waiting += ps.executeUpdate();
     }
     return waiting;
+  }
+
+  /** Runs {@code sql}, an admission of {@code ids}; {@code first}: due a second before now. */
+  private static void admit(Connection c, String sql, List<Long> ids, boolean first)
+      throws SQLException {
+    if (ids.isEmpty()) {
+      return;
+    }
+    try (PreparedStatement ps =
+        c.prepareStatement(sql.replace("{ids}", SqlText.marks(ids.size())))) {
+      int p = 1;
+      if (first) {
+        ps.setLong(p++, -1_000);
+      }
+      QueueSql.bindIds(ps, p, ids);
+      ps.executeUpdate();
+    }
   }
 
   /** Whether one more job named {@code name} in {@code group} keeps within the limits. */

@@ -94,6 +94,7 @@ public enum Sql {
   ADMISSION_PROMOTE(Needs.CALLER),
   ADMISSION_ADMITTED(Needs.CALLER),
   ADMISSION_WINDOW(Needs.CALLER),
+  ADMISSION_ADMIT_FIRST(Needs.CALLER),
   ADMISSION_ADMIT(Needs.CALLER),
   NOTIFY(Needs.CALLER),
   // a dispatcher's start and its registration on an outbox
