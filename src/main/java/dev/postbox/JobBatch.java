@@ -29,7 +29,7 @@ record JobBatch(List<Object[]> rows, boolean dedupeKeys) {
 
   /**
    * The batch of {@code jobs}, validated all before anything is read: the fair order is read on
-   * {@code c} for the waiting jobs due at once.
+   * {@code c} for the jobs that wait.
    *
    * @throws InvalidValueException if a job is null or its payload is over the limit or holds a NUL
    */
@@ -37,7 +37,7 @@ record JobBatch(List<Object[]> rows, boolean dedupeKeys) {
     Require.notNull("jobs", jobs);
     List<Object[]> rows = new ArrayList<>(jobs.size());
     boolean dedupeKeys = false;
-    List<Job> waitingDue = new ArrayList<>();
+    List<Job> waiting = new ArrayList<>();
     for (Job job : jobs) {
       Require.notNull("job", job);
       Rules.payload(job.payload(), rules.payloadLimit());
@@ -45,8 +45,8 @@ record JobBatch(List<Object[]> rows, boolean dedupeKeys) {
       dedupeKeys |= job.dedupeKey() != null;
       boolean waits = rules.limits().gated(job.name(), job.group());
       boolean due = job.delay().isZero();
-      if (waits && due) {
-        waitingDue.add(job);
+      if (waits) {
+        waiting.add(job);
       }
       rows.add(
           new Object[] {
@@ -56,31 +56,36 @@ record JobBatch(List<Object[]> rows, boolean dedupeKeys) {
             attempts,
             waits ? (due ? WAITING : WAITING_UNTIL_DUE) : 0,
             job.group(),
-            waits ? 0L : null, // a due one's place: below; any marks a job that waits
+            waits ? 0L : null, // its place: below
             job.delay().toMillis()
           });
     }
-    if (!waitingDue.isEmpty()) {
-      place(c, waitingDue, rows, rules);
+    if (!waiting.isEmpty()) {
+      place(c, waiting, rows, rules);
     }
     return new JobBatch(rows, dedupeKeys);
   }
 
-  /** Sets the fair_tag of the rows of {@code due}, waiting jobs due at once. */
-  private static void place(Connection c, List<Job> due, List<Object[]> rows, Settings rules) {
+  /**
+   * Sets the fair_tag of the rows of {@code waiting}: a delayed one's too, which keeps its distance
+   * behind the others when it joins them (admission-promote).
+   */
+  private static void place(Connection c, List<Job> waiting, List<Object[]> rows, Settings rules) {
     long[] places;
     try {
       places =
           rules
               .order()
               .places(
-                  c, due.stream().map(Job::name).toList(), due.stream().map(Job::group).toList());
+                  c,
+                  waiting.stream().map(Job::name).toList(),
+                  waiting.stream().map(Job::group).toList());
     } catch (SQLException e) {
       throw Jdbc.wrap("reading the fair order of " + rules.table(), e);
     }
     int next = 0;
     for (Object[] row : rows) {
-      if (Integer.valueOf(WAITING).equals(row[4])) {
+      if (row[6] != null) {
         row[6] = places[next++];
       }
     }

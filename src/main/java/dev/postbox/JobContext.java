@@ -19,7 +19,8 @@ import java.time.Instant;
  *     first of them); null for other jobs
  * @param dueAt when this attempt became due by the database clock: the enqueue time plus the job's
  *     delay for the first attempt, the end of the backoff for a retry (for an attempt that follows
- *     a crashed one, the time the crashed one's lease ran out)
+ *     a crashed one, the time the crashed one's lease ran out); for a job that waited for admission
+ *     (a group or a limited name), the time it was admitted, or a second before it
  */
 public record JobContext(
     long id,

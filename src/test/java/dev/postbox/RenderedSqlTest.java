@@ -127,7 +127,17 @@ class RenderedSqlTest {
         new Admission(
             JobNames.claimedBy(JobRows.queueTable(table, Limits.NONE), HANDLED), d, BATCH_SIZE);
     String[] params = {
-      "none", "none", "none", "none", "none", "-1000, 3 ids", "3 ids", "the front's fair_tag"
+      "none",
+      "none",
+      "none",
+      "none",
+      "none",
+      "none",
+      "none",
+      "-1000, 3 ids",
+      "3 ids",
+      "none",
+      "the shift"
     };
     int i = 0;
     for (var statement : admission.statements().entrySet()) {

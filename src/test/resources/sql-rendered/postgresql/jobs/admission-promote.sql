@@ -1,2 +1,2 @@
--- params: the front's fair_tag
-UPDATE postbox_jobs SET state = 3, fair_tag = ? WHERE state = 5 AND available_at <= statement_timestamp()
+-- params: the shift
+UPDATE postbox_jobs SET state = 3, fair_tag = fair_tag + ? WHERE state = 5 AND available_at <= statement_timestamp()

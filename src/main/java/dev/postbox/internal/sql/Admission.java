@@ -36,6 +36,9 @@ public final class Admission {
   private final String gate;
   private final String gateRow;
   private final String promote;
+  private final String promoteFrom;
+  private final String unclaimed;
+  private final String unadmitPaused;
   private final String admitted;
   private final String window;
   private final String admit;
@@ -55,6 +58,9 @@ public final class Admission {
     this.gate = fill(Sql.ADMISSION_GATE, table, dialect);
     this.gateRow = fill(Sql.ADMISSION_GATE_ROW, table, dialect);
     this.promote = fill(Sql.ADMISSION_PROMOTE, table, dialect);
+    this.promoteFrom = fill(Sql.ADMISSION_PROMOTE_FROM, table, dialect);
+    this.unclaimed = fill(Sql.ADMISSION_UNCLAIMED, table, dialect);
+    this.unadmitPaused = fill(Sql.ADMISSION_UNADMIT_PAUSED, table, dialect);
     this.admitted = fill(Sql.ADMISSION_ADMITTED, table, dialect);
     this.window =
         fill(Sql.ADMISSION_WINDOW, table, dialect)
@@ -73,10 +79,13 @@ public final class Admission {
     all.put("admission-any", any);
     all.put("admission-gate", gate);
     all.put("admission-gate-row", gateRow);
+    all.put("admission-unadmit-paused", unadmitPaused);
     all.put("admission-admitted", admitted);
+    all.put("admission-unclaimed", unclaimed);
     all.put("admission-window", window);
     all.put("admission-admit-first", admitFirst);
     all.put("admission-admit", admit);
+    all.put("admission-promote-from", promoteFrom);
     all.put("admission-promote", promote);
     return all;
   }
@@ -171,9 +180,11 @@ public final class Admission {
    * jobs now due to wait at the front of the order (the place of the first job in the window).
    */
   private int admitWaiting(Connection c) throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement(unadmitPaused)) {
+      ps.executeUpdate();
+    }
     Map<String, Integer> perGroup = new HashMap<>();
     Map<String, Integer> perName = new HashMap<>();
-    int unclaimed = 0;
     try (PreparedStatement ps = c.prepareStatement(admitted);
         ResultSet rs = ps.executeQuery()) {
       while (rs.next()) {
@@ -183,10 +194,9 @@ public final class Admission {
           perGroup.merge(group, count, Integer::sum);
         }
         perName.merge(rs.getString(2), count, Integer::sum);
-        unclaimed += rs.getInt(4);
       }
     }
-    int room = ahead - unclaimed;
+    int room = ahead - (int) count(c, unclaimed);
     if (room < ahead / 2) {
       return 1; // over half a batch admitted and not claimed yet: admit when the claims catch up
     }
@@ -222,11 +232,29 @@ public final class Admission {
     }
     admit(c, admitFirst, first, true);
     admit(c, admit, rest, false);
-    try (PreparedStatement ps = c.prepareStatement(promote)) {
-      ps.setLong(1, front);
-      waiting += ps.executeUpdate();
+    Long from = longOrNull(c, promoteFrom);
+    if (from != null) {
+      try (PreparedStatement ps = c.prepareStatement(promote)) {
+        ps.setLong(1, front - from);
+        waiting += ps.executeUpdate();
+      }
     }
     return waiting;
+  }
+
+  private static long count(Connection c, String sql) throws SQLException {
+    Long n = longOrNull(c, sql);
+    return n == null ? 0 : n;
+  }
+
+  /** The one value {@code sql} reads, null if it is NULL. */
+  private static Long longOrNull(Connection c, String sql) throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement(sql);
+        ResultSet rs = ps.executeQuery()) {
+      rs.next();
+      long value = rs.getLong(1);
+      return rs.wasNull() ? null : value;
+    }
   }
 
   /** Runs {@code sql}, an admission of {@code ids}; {@code first}: due a second before now. */

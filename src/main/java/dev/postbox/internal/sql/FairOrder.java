@@ -36,8 +36,8 @@ public final class FairOrder {
   }
 
   /**
-   * The places of jobs due at once, named {@code names[i]} in {@code groups[i]} (null for none), in
-   * the order given.
+   * The places of jobs that wait for admission, named {@code names[i]} in {@code groups[i]} (null
+   * for none), in the order given.
    */
   public long[] places(Connection c, List<String> names, List<String> groups) throws SQLException {
     long[] places = new long[names.size()];

@@ -1,0 +1,2 @@
+-- params: none
+SELECT MIN(fair_tag) FROM postbox_jobs WHERE state = 5 AND available_at <= statement_timestamp()
