@@ -2,6 +2,7 @@ package dev.postbox.internal.sql;
 
 import java.sql.Connection;
 import java.sql.SQLException;
+import java.util.Comparator;
 import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -42,7 +43,15 @@ public final class AdmittingClaim implements ClaimStrategy {
       }
       pace.looked(waiting);
     }
+    int before = request.into().size();
     ClaimReport report = claim.claim(c, request);
+    // the rows start in this order: the oldest due first, as the claim chose them (MariaDB and H2
+    // return them in id order), so that a trickling group's job admitted ahead of a backlog's
+    // does not wait behind the rest of the batch; a job table keeps no order between rows
+    request
+        .into()
+        .subList(before, request.into().size())
+        .sort(Comparator.comparing(Claimed::due, Comparator.nullsLast(Comparator.naturalOrder())));
     if (!admittedFirst && request.into().isEmpty()) {
       // an empty claim: jobs may have been enqueued to wait since the last look
       try {
