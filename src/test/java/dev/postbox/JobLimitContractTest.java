@@ -213,13 +213,19 @@ public abstract class JobLimitContractTest extends DatabaseTest {
       burst.add(job(GROUPED, "burst", i).delay(Duration.ofHours(1)));
     }
     enqueue(jobs, burst);
-    // an hour later: all due at once (as retries after an outage would be)
+    // an hour later: all due at once (as retries after an outage would be), and joining the
+    // waiting jobs at the dispatcher's first admission
     Sql.update(
         ds,
         "UPDATE postbox_jobs SET available_at = " + Sql.nowPlusMillis(db) + " WHERE state = 5",
         -1_000);
+    Dispatcher first =
+        started(jobDispatcher(jobs, recorded(GROUPED, 10)).concurrency(2).batchSize(5));
+    awaitRuns(1);
+    first
+        .close(); // (on SQLite an enqueue beside a running dispatcher needs IMMEDIATE transactions)
     enqueue(jobs, List.of(job(GROUPED, "other", 0)));
-    started(jobDispatcher(jobs, recorded(GROUPED, 1)).concurrency(2).batchSize(5));
+    started(jobDispatcher(jobs, recorded(GROUPED, 10)).concurrency(2).batchSize(5));
     awaitRuns(301);
     List<RunLedger.Run> order = new ArrayList<>(ledger.runs());
     order.sort((a, b) -> Long.compare(a.start(), b.start()));
@@ -227,8 +233,8 @@ public abstract class JobLimitContractTest extends DatabaseTest {
     while (!order.get(other).group().equals("other")) {
       other++;
     }
-    // one place for all 300 would have put them all before it in every admission's window
-    assertTrue(other < 10, "the other group's job ran as number " + (other + 1));
+    // one place for all 300 would have put every one of them before it in each admission's window
+    assertTrue(other < 20, "the other group's job ran as number " + (other + 1));
   }
 
   @Test
