@@ -7,6 +7,7 @@ import dev.postbox.internal.Startup;
 import dev.postbox.internal.dialect.Dialect;
 import dev.postbox.internal.dialect.Dialects;
 import dev.postbox.internal.lane.Lane;
+import dev.postbox.internal.lane.LaneCounts;
 import dev.postbox.internal.lane.LaneSettings;
 import dev.postbox.internal.lane.Lanes;
 import dev.postbox.internal.lane.Recipient;
@@ -15,6 +16,7 @@ import dev.postbox.internal.recurring.RecurringJobs;
 import dev.postbox.internal.recurring.RecurringSql;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.locks.ReentrantLock;
 import javax.sql.DataSource;
 import org.slf4j.Logger;
@@ -225,6 +227,11 @@ public final class Dispatcher implements AutoCloseable {
    */
   public void wakeUp() {
     lanes.wakeUp();
+  }
+
+  /** What each table's lane finished since this dispatcher started, for the console's metrics. */
+  Map<String, LaneCounts> counts() {
+    return lanes.counts();
   }
 
   /**

@@ -90,6 +90,22 @@ abstract sealed class JobControls extends ProducerTable<JobContext> permits Jobs
   }
 
   /**
+   * Makes the next run of the recurring job {@code name} due now, in the caller's transaction: its
+   * stored next tick moves to now, and a dispatcher declaring the schedule enqueues the run within
+   * its poll interval. Still one run per tick and never two at once: a run still unfinished delays
+   * it, as it delays any tick. The ticks after it follow from now.
+   *
+   * @param connection the connection to run on
+   * @param name the job name of the schedule
+   * @return true if the next run moved to now, false if there is no such schedule or its next run
+   *     is due already
+   * @throws InvalidValueException if the name breaks the job name rules
+   */
+  public boolean runScheduleNow(Connection connection, String name) {
+    return RecurringAdmin.runNow(connection, writer.dialects(), table(), name);
+  }
+
+  /**
    * Pauses the job name {@code name} in the caller's transaction: once it commits, every
    * dispatcher's next claim leaves the name's jobs where they are until {@link #resume}. A running
    * job is never interrupted; the pause is stored in {@code <table>_flow}, so it outlives restarts.

@@ -3,6 +3,7 @@ package dev.postbox;
 import static org.junit.jupiter.api.Assertions.fail;
 
 import dev.postbox.internal.InternalSqlRendering;
+import dev.postbox.internal.console.ConsoleSqlRendering;
 import dev.postbox.internal.dialect.Dialect;
 import dev.postbox.internal.dialect.Dialects;
 import dev.postbox.internal.lane.Lanes;
@@ -86,6 +87,9 @@ class RenderedSqlTest {
     out.in(db + "/inbox")
         .add("cleanup", "-retention millis, the limit", QueueSql.inboxCleanup(d, inbox.table()));
     RecurringSqlRendering.render(out.in(db + "/recurring"), d, jobs.table());
+    ConsoleSqlRendering.render(out.in(db + "/outbox-ordered-block"), d, block.queueTable());
+    ConsoleSqlRendering.render(out.in(db + "/jobs"), d, jobs.queueTable());
+    ConsoleSqlRendering.inbox(out.in(db + "/inbox"), d, inbox.table());
 
     RenderedSql.Folder add = out.in(db + "/add");
     // the ordered outbox's writer also makes the unordered one's plain inserts

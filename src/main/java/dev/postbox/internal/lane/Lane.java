@@ -51,6 +51,7 @@ public final class Lane<T> {
   private final Periodic renewer;
   private final Periodic cleaner;
   private final Dialect dialect;
+  private final LaneCounts counts;
   private Thread loop;
   private final List<Thread> extraThreads = new ArrayList<>();
 
@@ -81,6 +82,7 @@ public final class Lane<T> {
             sql,
             new WriteGate(dialect.oneWriter()),
             new LaneReport(settings, table.name(), vacuum, table.keyOrder()));
+    this.counts = lane.report().counts();
     this.writer =
         new OutcomeWriter(
             lane,
@@ -149,6 +151,11 @@ public final class Lane<T> {
         lane.gate(),
         dialect,
         lane.report());
+  }
+
+  /** {@return what this lane finished since it started, for the console's metrics} */
+  public LaneCounts counts() {
+    return counts;
   }
 
   public String table() {

@@ -23,6 +23,7 @@ final class LaneReport {
   private final String table;
   private final Vacuum vacuum;
   private final KeyOrder keyOrder; // null: the table is not ordered by key
+  private final LaneCounts counts = new LaneCounts();
 
   LaneReport(LaneSettings settings, String table, Vacuum vacuum, KeyOrder keyOrder) {
     this.settings = settings;
@@ -37,6 +38,7 @@ final class LaneReport {
    */
   int finished(List<Outcome> rows, int written, List<Runnable> afterCommit) {
     vacuum.finished(written);
+    afterCommit.add(() -> counts.addDelivered(written));
     if (settings.listener() != Listeners.NONE) { // no per-message garbage for the default
       afterCommit.add(
           () -> {
@@ -87,6 +89,7 @@ final class LaneReport {
     Delivery d = delivery(row);
     afterCommit.add(
         () -> {
+          counts.addParked();
           log.warn(
               "{} - parked {} id={} ref={} topic={} after {} attempts: {}{}",
               settings.instanceId(),
@@ -117,7 +120,15 @@ final class LaneReport {
   void failed(Outcome o, List<Runnable> afterCommit) {
     Delivery d = delivery(o.row());
     afterCommit.add(
-        () -> Listeners.call(() -> settings.listener().failed(d, o.error(), o.delay())));
+        () -> {
+          counts.addFailed();
+          Listeners.call(() -> settings.listener().failed(d, o.error(), o.delay()));
+        });
+  }
+
+  /** {@return what this lane finished since it started} */
+  LaneCounts counts() {
+    return counts;
   }
 
   /** A claim or an outcome write hit a transient failure and is retried. */

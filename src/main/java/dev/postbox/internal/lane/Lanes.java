@@ -7,6 +7,7 @@ import dev.postbox.internal.dialect.Dialect;
 import dev.postbox.internal.sql.QueueTable;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.function.BooleanSupplier;
@@ -127,6 +128,13 @@ public final class Lanes {
       interrupted |= Thread.interrupted();
     }
     return interrupted;
+  }
+
+  /** {@return each lane's counts by its table, in the order the lanes were added} */
+  public Map<String, LaneCounts> counts() {
+    Map<String, LaneCounts> counts = new LinkedHashMap<>();
+    lanes.forEach(lane -> counts.put(lane.table(), lane.counts()));
+    return counts;
   }
 
   /** The lanes' tables, for logs. */

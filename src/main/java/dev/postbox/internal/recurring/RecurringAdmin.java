@@ -72,4 +72,15 @@ public final class RecurringAdmin {
       throw Jdbc.wrap("removing the schedule of recurring job '" + name + "'", e);
     }
   }
+
+  public static boolean runNow(Connection c, DialectChoice dialects, String jobs, String name) {
+    Require.notNull("connection", c);
+    Rules.name("name", name);
+    try (PreparedStatement ps = c.prepareStatement(new RecurringSql(dialects.of(c), jobs).runNow)) {
+      ps.setString(1, name);
+      return ps.executeUpdate() > 0;
+    } catch (SQLException e) {
+      throw Jdbc.wrap("making the next run of recurring job '" + name + "' due now", e);
+    }
+  }
 }

@@ -42,6 +42,7 @@ public final class RecurringSql {
   final String moved;
   final String list;
   final String remove;
+  final String runNow;
   final String now;
   private final String due;
   private final String soonest;
@@ -61,6 +62,7 @@ public final class RecurringSql {
     this.moved = text(Sql.RECURRING_MOVED, jobs);
     this.list = text(Sql.RECURRING_LIST, jobs);
     this.remove = text(Sql.RECURRING_REMOVE, jobs);
+    this.runNow = text(Sql.RECURRING_RUN_NOW, jobs);
     this.now = Home.text(Sql.DB_NOW, d);
     this.due = text(Sql.RECURRING_DUE, jobs);
     this.soonest = text(Sql.RECURRING_SOONEST, jobs);

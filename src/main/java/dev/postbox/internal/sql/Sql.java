@@ -124,7 +124,17 @@ public enum Sql {
   RECURRING_LIST(Needs.CALLER),
   RECURRING_REMOVE(Needs.CALLER),
   RECURRING_DUE(Needs.CALLER),
-  RECURRING_SOONEST(Needs.CALLER);
+  RECURRING_SOONEST(Needs.CALLER),
+  RECURRING_RUN_NOW(Needs.CALLER),
+  // the operations console's reads and bulk actions
+  CONSOLE_COUNTS(Needs.CALLER),
+  CONSOLE_LEASES(Needs.CALLER),
+  CONSOLE_PARKED_PAGE(Needs.CALLER),
+  CONSOLE_FAILING_PAGE(Needs.CALLER),
+  CONSOLE_PARKED_IDS(Needs.CALLER),
+  CONSOLE_REPLAY_IDS(Needs.CALLER),
+  CONSOLE_DISCARD_IDS(Needs.CALLER),
+  CONSOLE_INBOX_COUNT(Needs.CALLER);
 
   /** Which tables a statement exists for. */
   enum Needs {

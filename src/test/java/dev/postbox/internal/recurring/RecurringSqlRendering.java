@@ -28,6 +28,7 @@ public final class RecurringSqlRendering {
     out.add("moved", "next tick, name", sql.moved);
     out.add("list", "none", sql.list);
     out.add("remove", "the name", sql.remove);
+    out.add("run-now", "the name", sql.runNow);
     for (int names = 1; names <= 3; names++) {
       out.add("due-" + names, "the step's now, the " + names + " names", sql.due(names));
       out.add("soonest-" + names, "a time, the " + names + " names", sql.soonest(names));

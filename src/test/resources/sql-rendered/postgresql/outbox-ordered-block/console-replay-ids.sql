@@ -1,0 +1,4 @@
+-- params: 3 ids
+UPDATE postbox_outbox
+SET state = 0, attempts = 0, available_at = statement_timestamp(), leased_by = NULL
+WHERE state = 2 AND id IN (?, ?, ?)

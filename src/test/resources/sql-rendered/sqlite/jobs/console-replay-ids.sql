@@ -1,0 +1,4 @@
+-- params: 3 ids
+UPDATE postbox_jobs
+SET state = CASE WHEN fair_tag IS NULL THEN 0 ELSE 5 END, attempts = 0, available_at = CAST((julianday('now') - 2440587.5) * 86400000.0 + 0.5 AS INTEGER), leased_by = NULL
+WHERE state = 2 AND id IN (?, ?, ?)
