@@ -1,5 +1,6 @@
 -- params: none
 SELECT leased_by, COUNT(*) AS leased, MIN(available_at) AS soonest_end
 FROM (SELECT leased_by, available_at FROM postbox_outbox
-      WHERE state = 0 AND available_at > statement_timestamp() AND leased_by IS NOT NULL LIMIT 10001) l
+      WHERE state = 0 AND available_at > statement_timestamp() ORDER BY available_at LIMIT 10001) l
+WHERE leased_by IS NOT NULL
 GROUP BY leased_by ORDER BY leased_by

@@ -101,8 +101,10 @@ final class ConsoleSql {
   /** A page of parked ({@code parked}) or failing rows matching {@code filter}, after an id. */
   List<RowView> page(Connection c, boolean parked, Filter filter, long after, int size)
       throws SQLException {
+    // the failing rows are filtered outside the subquery that bounds them, by its column names
+    String match = parked ? filter.sql(table) : filter.sql("topic", "listed_key");
     String template = parked ? parkedPage : failingPage;
-    try (PreparedStatement ps = prepare(c, template.replace("{match}", filter.sql(table)))) {
+    try (PreparedStatement ps = prepare(c, template.replace("{match}", match))) {
       int i = filter.bind(ps, 1);
       ps.setLong(i++, after);
       ps.setInt(i, size);
@@ -170,7 +172,9 @@ final class ConsoleSql {
     all.put("counts", counts);
     all.put("leases", leases);
     all.put("parked-page", parkedPage.replace("{match}", match));
-    all.put("failing-page", failingPage.replace("{match}", match));
+    all.put(
+        "failing-page",
+        failingPage.replace("{match}", new Filter("a", "b", "c").sql("topic", "listed_key")));
     all.put("parked-ids", parkedIds.replace("{match}", match));
     all.put("replay-ids", replayIds.replace("{ids}", "?, ?, ?"));
     all.put("discard-ids", discardIds.replace("{ids}", "?, ?, ?"));

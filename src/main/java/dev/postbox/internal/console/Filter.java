@@ -17,12 +17,19 @@ record Filter(String topic, String key, String error) {
    * The conditions to AND to a statement's WHERE: nothing, or one per value, each with a {@code ?}.
    */
   String sql(QueueTable<?> table) {
+    return sql(table.columns().topic(), table.columns().listedKey());
+  }
+
+  /**
+   * The same conditions on a row whose topic and key are the columns {@code topic}, {@code key}.
+   */
+  String sql(String topicColumn, String keyColumn) {
     StringBuilder sql = new StringBuilder();
     if (topic != null) {
-      sql.append(" AND ").append(table.columns().topic()).append(" = ?");
+      sql.append(" AND ").append(topicColumn).append(" = ?");
     }
     if (key != null) {
-      sql.append(" AND ").append(table.columns().listedKey()).append(" = ?");
+      sql.append(" AND ").append(keyColumn).append(" = ?");
     }
     if (error != null) {
       sql.append(" AND last_error LIKE ? ESCAPE '!'");
