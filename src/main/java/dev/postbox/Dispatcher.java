@@ -94,7 +94,7 @@ public final class Dispatcher implements AutoCloseable {
         Transport transport = config.transport();
         built.add(
             config.outbox().queueTable(),
-            settings(config.maxAttempts(), Duration.ZERO, true),
+            settings(config.maxAttempts(), config.outbox().keepDelivered(), true),
             new Recipient<>(
                 TransportDelivery.single(transport),
                 TransportDelivery.batches(transport),

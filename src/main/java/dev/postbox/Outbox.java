@@ -5,6 +5,7 @@ import dev.postbox.internal.Require;
 import dev.postbox.internal.Rules;
 import dev.postbox.internal.sql.KeyOrder;
 import java.sql.Connection;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
@@ -26,6 +27,7 @@ public final class Outbox extends ProducerTable<Envelope> {
   private final boolean notify;
   private final boolean orderedByKey;
   private final OrderedParking onParked;
+  private final Duration keepDelivered;
 
   private Outbox(Builder b) {
     super(
@@ -41,6 +43,15 @@ public final class Outbox extends ProducerTable<Envelope> {
     this.notify = b.options.notifies();
     this.orderedByKey = b.orderedByKey;
     this.onParked = b.onParked;
+    this.keepDelivered = b.keepDelivered;
+  }
+
+  /**
+   * {@return how long a delivered row is kept, as done, before the cleanup deletes it; zero if it
+   * is deleted at once}
+   */
+  public Duration keepDelivered() {
+    return keepDelivered;
   }
 
   /**
@@ -169,6 +180,7 @@ public final class Outbox extends ProducerTable<Envelope> {
     private Supplier<Map<String, String>> headers;
     private boolean orderedByKey = true;
     private OrderedParking onParked = OrderedParking.BLOCK_KEY;
+    private Duration keepDelivered = Duration.ZERO;
 
     private Builder() {}
 
@@ -248,6 +260,21 @@ public final class Outbox extends ProducerTable<Envelope> {
      */
     public Builder onParked(OrderedParking policy) {
       this.onParked = Require.notNull("onParked", policy);
+      return this;
+    }
+
+    /**
+     * Keeps each delivered row, as done, for {@code window} instead of deleting it at once; the
+     * dispatcher's cleanup removes it after. Meanwhile its event id stays taken (an add of it
+     * returns false and is not sent again) and the console shows it delivered. Default zero.
+     *
+     * @param window 0 to 3,650 days
+     * @return this builder
+     * @throws InvalidValueException if {@code window} is null or out of range
+     */
+    public Builder keepDelivered(Duration window) {
+      this.keepDelivered =
+          Require.between("keepDelivered", window, Duration.ZERO, Duration.ofDays(3650));
       return this;
     }
 

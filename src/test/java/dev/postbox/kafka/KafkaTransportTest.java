@@ -26,6 +26,7 @@ import org.apache.kafka.common.utils.Utils;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 
@@ -34,6 +35,7 @@ import org.junit.jupiter.api.TestInstance;
  * a record too large refused alone, and sends failing within the producer's timeouts while the
  * broker is away (so the dispatcher sees an outage), then succeeding once it is back.
  */
+@Tag("reliability") // a broker of its own: with the broker runs, mvn -B -Preliability verify
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class KafkaTransportTest {
   private KafkaBroker broker;

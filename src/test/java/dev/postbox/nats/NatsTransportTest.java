@@ -22,6 +22,7 @@ import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 
@@ -29,6 +30,7 @@ import org.junit.jupiter.api.TestInstance;
  * {@link NatsTransport} on its own against a {@code nats-server} child process, without a database:
  * how a send behaves when the server stops answering.
  */
+@Tag("reliability") // a broker of its own: with the broker runs, mvn -B -Preliability verify
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class NatsTransportTest {
   private static final Duration WAIT = Duration.ofSeconds(60);

@@ -160,6 +160,22 @@ final class ConsoleData {
     return m;
   }
 
+  /**
+   * The row of {@code t} whose ref the parameter {@code ref} names (an event id, or a job id), in
+   * whatever state: {@code "row"} is null if there is none.
+   */
+  Map<String, Object> row(ConsoleTable t, Params p) throws SQLException {
+    try (Connection c = connection()) {
+      ConsoleSql s = sql(c, t);
+      p.required("ref");
+      Object ref = s.numericRef() ? p.number("ref", 1, Long.MAX_VALUE, 0) : p.eventId("ref");
+      Map<String, Object> m = map("table", t.name(), "kind", t.kind(), "ref", ref);
+      m.put("row", s.row(c, ref));
+      m.put("keepsDelivered", t.outbox() == null || !t.outbox().keepDelivered().isZero());
+      return m;
+    }
+  }
+
   /** The keys of {@code t} blocked by a parked head, with the head and how many wait behind it. */
   Map<String, Object> blocked(ConsoleTable t) throws SQLException {
     List<Object> keys = new ArrayList<>();

@@ -25,6 +25,7 @@ public final class ConsoleHandler implements HttpHandler {
           + " form-action 'self'; base-uri 'none'; frame-ancestors 'none'";
   private static final Set<String> LIST = Set.of("table", "topic", "key", "error", "after", "size");
   private static final Set<String> TABLE = Set.of("table");
+  private static final Set<String> ROW = Set.of("table", "ref");
   private static final int MAX_BODY = 8192;
 
   private final ConsoleConfig config;
@@ -99,7 +100,7 @@ public final class ConsoleHandler implements HttpHandler {
       case "", "overview" -> {
         Params.parse(query, Set.of());
         Map<String, Object> d = data.overview();
-        respond(ex, api, d, Pages::overview);
+        respond(ex, api, d, OverviewPage::render);
       }
       case "parked", "failing" -> {
         Params p = Params.parse(query, LIST);
@@ -108,6 +109,12 @@ public final class ConsoleHandler implements HttpHandler {
         long after = p.number("after", 0, Long.MAX_VALUE, 0);
         int size = (int) p.number("size", 1, Params.MAX_PAGE, 50);
         respond(ex, api, data.rows(t, page.equals("parked"), f, after, size), Pages::rows);
+      }
+      case "row" -> {
+        Params p = Params.parse(query, ROW);
+        ConsoleTable t = p.table(config);
+        Map<String, Object> d = data.row(t, p);
+        respond(ex, api, d, Pages::row);
       }
       case "blocked" ->
           respond(ex, api, data.blocked(Params.parse(query, TABLE).table(config)), Pages::blocked);

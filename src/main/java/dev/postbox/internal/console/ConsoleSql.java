@@ -36,6 +36,7 @@ final class ConsoleSql {
   private final String parkedIds;
   private final String replayIds;
   private final String discardIds;
+  private final String row;
   private final QueueTable<?> table;
 
   private final boolean payloads;
@@ -52,6 +53,7 @@ final class ConsoleSql {
     this.parkedIds = fill(Sql.CONSOLE_PARKED_IDS);
     this.replayIds = fill(Sql.CONSOLE_REPLAY_IDS);
     this.discardIds = fill(Sql.CONSOLE_DISCARD_IDS);
+    this.row = fill(Sql.CONSOLE_ROW);
   }
 
   private String fill(Sql sql) {
@@ -159,6 +161,45 @@ final class ConsoleSql {
     return changed;
   }
 
+  /** Whether a row's ref is its numeric id (a job's), not a string (an event id). */
+  boolean numericRef() {
+    return table.columns().ref().equals("id");
+  }
+
+  /** The row whose ref is {@code ref} (a {@code Long} for a job), with its state; null if none. */
+  Map<String, Object> row(Connection c, Object ref) throws SQLException {
+    try (PreparedStatement ps = prepare(c, row)) {
+      ps.setObject(1, ref);
+      try (ResultSet rs = ps.executeQuery()) {
+        if (!rs.next()) {
+          return null;
+        }
+        int state = rs.getInt("state");
+        Instant at = dialect.readInstant(rs, "available_at");
+        boolean leased =
+            rs.getString("leased_by") != null && at.isAfter(dialect.readInstant(rs, "db_now"));
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("id", rs.getLong("id"));
+        m.put("ref", rs.getString("ref"));
+        m.put("topic", rs.getString("topic"));
+        m.put("key", rs.getString("listed_key"));
+        m.put(
+            "state",
+            switch (state) {
+              case 1 -> "done";
+              case 2 -> "parked";
+              case 3, 5 -> "waiting for admission";
+              default -> leased ? "running" : "pending";
+            });
+        m.put("attempts", rs.getInt("attempts"));
+        m.put("lastError", rs.getString("last_error"));
+        m.put(state == 1 ? "finishedAt" : state == 2 ? "parkedAt" : "dueAt", at);
+        m.put("createdAt", dialect.readInstant(rs, "created_at"));
+        return m;
+      }
+    }
+  }
+
   static PreparedStatement prepare(Connection c, String sql) throws SQLException {
     PreparedStatement ps = c.prepareStatement(sql);
     ps.setQueryTimeout(TIMEOUT_SECONDS);
@@ -178,6 +219,7 @@ final class ConsoleSql {
     all.put("parked-ids", parkedIds.replace("{match}", match));
     all.put("replay-ids", replayIds.replace("{ids}", "?, ?, ?"));
     all.put("discard-ids", discardIds.replace("{ids}", "?, ?, ?"));
+    all.put("row", row);
     return all;
   }
 }

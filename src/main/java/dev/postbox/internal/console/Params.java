@@ -133,6 +133,11 @@ final class Params {
     return t;
   }
 
+  /** A required event id in {@code name}. */
+  String eventId(String name) {
+    return Rules.eventId(name, required(name));
+  }
+
   /** A required job or schedule name. */
   String name() {
     return Rules.name("name", required("name"));

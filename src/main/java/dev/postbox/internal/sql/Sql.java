@@ -134,7 +134,8 @@ public enum Sql {
   CONSOLE_PARKED_IDS(Needs.CALLER),
   CONSOLE_REPLAY_IDS(Needs.CALLER),
   CONSOLE_DISCARD_IDS(Needs.CALLER),
-  CONSOLE_INBOX_COUNT(Needs.CALLER);
+  CONSOLE_INBOX_COUNT(Needs.CALLER),
+  CONSOLE_ROW(Needs.CALLER);
 
   /** Which tables a statement exists for. */
   enum Needs {

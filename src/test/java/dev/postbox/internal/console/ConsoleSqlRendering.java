@@ -19,7 +19,8 @@ public final class ConsoleSqlRendering {
       "topic, key, error pattern, after id, page size",
       "topic, key, error pattern, the limit",
       "3 ids",
-      "3 ids"
+      "3 ids",
+      "the ref"
     };
     int i = 0;
     for (var statement : new ConsoleSql(d, table, true).statements().entrySet()) {
