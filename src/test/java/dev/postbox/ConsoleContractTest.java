@@ -213,6 +213,50 @@ public abstract class ConsoleContractTest extends OutboxSuite {
   }
 
   @Test
+  void aHandlerMountedInAnotherServerServesItsPagesUnderItsPath() throws Exception {
+    add(Message.of("t", "{}").eventId("m-1"));
+    com.sun.net.httpserver.HttpServer server =
+        com.sun.net.httpserver.HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
+    server.createContext("/ops", Console.builder(ds).outbox(outbox).build().handler());
+    server.start();
+    try {
+      var http =
+          java.net.http.HttpClient.newBuilder()
+              .followRedirects(java.net.http.HttpClient.Redirect.NEVER)
+              .build();
+      String base = "http://127.0.0.1:" + server.getAddress().getPort();
+      var bare =
+          http.send(
+              java.net.http.HttpRequest.newBuilder(java.net.URI.create(base + "/ops")).build(),
+              HttpResponse.BodyHandlers.ofString());
+      assertEquals(301, bare.statusCode());
+      assertEquals("/ops/", bare.headers().firstValue("Location").orElseThrow());
+      var overview =
+          http.send(
+              java.net.http.HttpRequest.newBuilder(java.net.URI.create(base + "/ops/api/overview"))
+                  .build(),
+              HttpResponse.BodyHandlers.ofString());
+      assertEquals(200, overview.statusCode(), overview.body());
+      assertTrue(overview.body().contains("\"due\":1,"), overview.body());
+    } finally {
+      server.stop(0);
+    }
+  }
+
+  @Test
+  void payloadsAreShownOnlyWhenAskedFor() {
+    add(Message.of("t", "{\"card\":\"4111\"}").eventId("p-1"));
+    park("p-1", "boom");
+    ConsoleClient hidden = console(builder());
+    assertFalse(hidden.get("api/parked?table=postbox_outbox").body().contains("4111"));
+    assertFalse(hidden.get("parked?table=postbox_outbox").body().contains("4111"));
+    ConsoleClient shown = console(builder().showPayloads(true));
+    String json = shown.get("api/parked?table=postbox_outbox").body();
+    assertTrue(json.contains("\"payload\":\"{\\\"card\\\":\\\"4111\\\"}\""), json);
+    assertTrue(shown.get("parked?table=postbox_outbox").body().contains("4111"));
+  }
+
+  @Test
   void replayOfEveryMatchingRowTakesAtMostTheCapAndOnlyWhatMatches() {
     for (int i = 0; i < 5; i++) {
       add(Message.of("a", "{}").eventId("a-" + i));

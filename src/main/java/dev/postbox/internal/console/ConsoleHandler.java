@@ -44,8 +44,14 @@ public final class ConsoleHandler implements HttpHandler {
   @Override
   public void handle(HttpExchange ex) throws IOException {
     try (ex) {
-      String path =
-          ex.getRequestURI().getRawPath().substring(ex.getHttpContext().getPath().length());
+      String raw = ex.getRequestURI().getRawPath();
+      String context = ex.getHttpContext().getPath();
+      if (!raw.endsWith("/") && context.startsWith(raw)) { // the page's links are relative to a "/"
+        ex.getResponseHeaders().set("Location", raw + "/");
+        ex.sendResponseHeaders(301, -1);
+        return;
+      }
+      String path = raw.length() < context.length() ? "" : raw.substring(context.length());
       path = path.startsWith("/") ? path.substring(1) : path;
       boolean api = path.startsWith("api/");
       try {
