@@ -3,6 +3,7 @@ package dev.postbox;
 import static org.junit.jupiter.api.Assertions.fail;
 
 import dev.postbox.internal.InternalSqlRendering;
+import dev.postbox.internal.KeysPrune;
 import dev.postbox.internal.console.ConsoleSqlRendering;
 import dev.postbox.internal.dialect.Dialect;
 import dev.postbox.internal.dialect.Dialects;
@@ -90,6 +91,14 @@ class RenderedSqlTest {
     ConsoleSqlRendering.render(out.in(db + "/outbox-ordered-block"), d, block.queueTable());
     ConsoleSqlRendering.render(out.in(db + "/jobs"), d, jobs.queueTable());
     ConsoleSqlRendering.inbox(out.in(db + "/inbox"), d, inbox.table());
+    if (KeysPrune.hasKeysTable(database)) {
+      List<String> prune =
+          new KeysPrune(null, d, block.table(), "rendering", () -> false).statements();
+      RenderedSql.Folder keys = out.in(db + "/outbox-ordered-block");
+      keys.add("keys-prune-scan", "the key to start after, how many keys", prune.get(0));
+      keys.add("keys-prune-lock", "3 keys", prune.get(1));
+      keys.add("keys-prune-delete", "3 keys", prune.get(2));
+    }
 
     RenderedSql.Folder add = out.in(db + "/add");
     // the ordered outbox's writer also makes the unordered one's plain inserts

@@ -93,7 +93,7 @@ public final class Startup {
    * @throws PostboxException naming the missing table and the upgrade to run
    */
   public static void checkKeysTable(DataSource dataSource, Database database, String table) {
-    if (database == Database.MYSQL || database == Database.H2) {
+    if (KeysPrune.hasKeysTable(database)) {
       checkColumns(dataSource, database, KeyLocks.keysTable(table), KEYS_TABLE_COLUMNS);
     }
   }

@@ -2,6 +2,7 @@ package dev.postbox.internal.lane;
 
 import dev.postbox.internal.Cleanup;
 import dev.postbox.internal.Joins;
+import dev.postbox.internal.KeysPrune;
 import dev.postbox.internal.Listeners;
 import dev.postbox.internal.Periodic;
 import dev.postbox.internal.dialect.Dialect;
@@ -124,20 +125,26 @@ public final class Lane<T> {
     this.renewer =
         new Periodic(
             name + "-renew", List.of(new Periodic.Task(settings.lease().dividedBy(3), leases)));
-    this.cleaner =
-        settings.retention().isZero()
-            ? null
-            : new Periodic(
-                name + "-cleanup",
-                List.of(
-                    new Periodic.Task(
-                        settings.cleanupInterval(),
-                        new Cleanup(
-                            dataSource,
-                            table.name(),
-                            c -> sql.cleanup(c, settings.retention(), Cleanup.BATCH),
-                            settings.instanceId(),
-                            state::stopping))));
+    List<Periodic.Task> upkeep = new ArrayList<>();
+    if (!settings.retention().isZero()) {
+      upkeep.add(
+          new Periodic.Task(
+              settings.cleanupInterval(),
+              new Cleanup(
+                  dataSource,
+                  table.name(),
+                  c -> sql.cleanup(c, settings.retention(), Cleanup.BATCH),
+                  settings.instanceId(),
+                  state::stopping)));
+    }
+    if (table.keyOrder() != null && KeysPrune.hasKeysTable(dialect.database())) {
+      upkeep.add(
+          new Periodic.Task(
+              settings.cleanupInterval(),
+              new KeysPrune(
+                  dataSource, dialect, table.name(), settings.instanceId(), state::stopping)));
+    }
+    this.cleaner = upkeep.isEmpty() ? null : new Periodic(name + "-cleanup", upkeep);
   }
 
   /** A claimer with its own claim strategy (a strategy's state is its loop's alone). */

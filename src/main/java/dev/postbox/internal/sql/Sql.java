@@ -135,7 +135,11 @@ public enum Sql {
   CONSOLE_REPLAY_IDS(Needs.CALLER),
   CONSOLE_DISCARD_IDS(Needs.CALLER),
   CONSOLE_INBOX_COUNT(Needs.CALLER),
-  CONSOLE_ROW(Needs.CALLER);
+  CONSOLE_ROW(Needs.CALLER),
+  // pruning the keys table of an outbox ordered by key (MySQL, MariaDB, H2)
+  KEYS_PRUNE_SCAN(Needs.CALLER),
+  KEYS_PRUNE_LOCK(Needs.CALLER),
+  KEYS_PRUNE_DELETE(Needs.CALLER);
 
   /** Which tables a statement exists for. */
   enum Needs {
