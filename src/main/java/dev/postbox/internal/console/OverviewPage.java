@@ -45,11 +45,13 @@ final class OverviewPage {
           .append(
               cell(
                   "blocked-keys",
-                  "<a href=\"blocked"
-                      + q
-                      + "\">"
-                      + count(t.get("blockedKeys"), ConsoleData.MAX_BLOCKED_KEYS)
-                      + "</a>"))
+                  t.get("kind").equals("jobs") // a job has no key to block
+                      ? "–"
+                      : "<a href=\"blocked"
+                          + q
+                          + "\">"
+                          + count(t.get("blockedKeys"), ConsoleData.MAX_BLOCKED_KEYS)
+                          + "</a>"))
           .append(cell("lag", age((Duration) t.get("lagMillis"))))
           .append("</tr></table>");
       Map<?, ?> lane = (Map<?, ?>) t.get("dispatcher");
@@ -144,6 +146,8 @@ final class OverviewPage {
       return d.toMillis() + " ms";
     }
     long s = d.toSeconds();
-    return s < 120 ? s + " s" : s < 7200 ? s / 60 + " min" : s / 3600 + " h";
+    return s < 120
+        ? s + " s"
+        : s < 7200 ? s / 60 + " min" : s < 172_800 ? s / 3600 + " h" : s / 86_400 + " days";
   }
 }
