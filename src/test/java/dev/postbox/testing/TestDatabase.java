@@ -19,9 +19,10 @@ import org.h2.message.DbException;
 
 /**
  * One database the contract suites run on: a fixed-size pool and the shipped schema file. Server
- * URLs come from environment variables (POSTBOX_POSTGRES_URL, POSTBOX_MARIADB_URL) with the local
- * servers as defaults; {@link #url()}, {@link #user()} and {@link #password()} tell another process
- * where the database is. An unreachable server fails the test: never skipped.
+ * URLs come from environment variables (POSTBOX_POSTGRES_URL, POSTBOX_MARIADB_URL,
+ * POSTBOX_PGBOUNCER_URL) with the local servers as defaults; {@link #url()}, {@link #user()} and
+ * {@link #password()} tell another process where the database is. An unreachable server fails the
+ * test: never skipped.
  */
 public final class TestDatabase implements AutoCloseable {
   public static final List<String> TABLES =
@@ -48,6 +49,7 @@ public final class TestDatabase implements AutoCloseable {
   private final HikariDataSource dataSource;
   // what else close() ends once the pool is closed: a SQLite file's deletion, an H2 server
   private final Runnable cleanup;
+  private boolean transactionPooler;
 
   private TestDatabase(
       Database database, String url, String user, String password, int poolSize, Runnable cleanup) {
@@ -72,6 +74,48 @@ public final class TestDatabase implements AutoCloseable {
         env("POSTBOX_POSTGRES_USER", "postgres"),
         env("POSTBOX_POSTGRES_PASSWORD", ""),
         poolSize);
+  }
+
+  /**
+   * PostgreSQL's test database through PgBouncer in transaction pooling mode (.ci/pgbouncer.ini at
+   * 127.0.0.1:6432, started by .ci/run): POSTBOX_PGBOUNCER_URL, else the PostgreSQL URL's database
+   * on port 6432. {@code prepareThreshold=0}: PgBouncer before 1.21 cannot carry pgjdbc's named
+   * server-side prepared statements from one transaction's server connection to the next.
+   */
+  public static TestDatabase pgbouncer() {
+    String url = System.getenv("POSTBOX_PGBOUNCER_URL");
+    if (url == null || url.isBlank()) {
+      url = throughPgBouncer(env("POSTBOX_POSTGRES_URL", "jdbc:postgresql://127.0.0.1:5432/test"));
+    }
+    try {
+      TestDatabase db =
+          connect(
+              Database.POSTGRESQL,
+              url,
+              env("POSTBOX_POSTGRES_USER", "postgres"),
+              env("POSTBOX_POSTGRES_PASSWORD", ""),
+              SERVER_POOL);
+      db.transactionPooler = true;
+      return db;
+    } catch (IllegalStateException unreachable) {
+      throw new IllegalStateException(
+          "PgBouncer at "
+              + url
+              + " is unreachable — start it as .ci/run does (pgbouncer -d -u postgres"
+              + " .ci/pgbouncer.ini) or set POSTBOX_PGBOUNCER_URL",
+          unreachable);
+    }
+  }
+
+  /** {@code jdbc:postgresql://host:port/db?params} as 127.0.0.1:6432/db?prepareThreshold=0. */
+  static String throughPgBouncer(String postgresUrl) {
+    String rest = postgresUrl.substring("jdbc:postgresql://".length());
+    String database = rest.substring(rest.indexOf('/') + 1);
+    int params = database.indexOf('?');
+    if (params >= 0) {
+      database = database.substring(0, params);
+    }
+    return "jdbc:postgresql://127.0.0.1:6432/" + database + "?prepareThreshold=0";
   }
 
   public static TestDatabase mariadb() {
@@ -188,6 +232,14 @@ public final class TestDatabase implements AutoCloseable {
 
   public Database database() {
     return database;
+  }
+
+  /**
+   * Whether the connections go through a transaction pooler (PgBouncer), which keeps no session
+   * from one transaction to the next: a {@code LISTEN} on them hears nothing.
+   */
+  public boolean behindTransactionPooler() {
+    return transactionPooler;
   }
 
   /**

@@ -5,6 +5,7 @@ import dev.postbox.internal.PostgresNotifications;
 import dev.postbox.internal.Startup;
 import dev.postbox.internal.dialect.Dialect;
 import dev.postbox.internal.sql.QueueTable;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -27,6 +28,7 @@ public final class Lanes {
   private final List<Lane<?>> lanes = new ArrayList<>();
   private final Map<String, Runnable> channels = new HashMap<>(); // LISTEN channel: its lane
   private PostgresNotifications notifications;
+  private Duration pollInterval; // a notifying lane's: the LISTEN's fallback, for its log line
 
   public Lanes(DataSource dataSource, Database database, Dialect dialect, String instanceId) {
     this.dataSource = dataSource;
@@ -56,6 +58,7 @@ public final class Lanes {
     lanes.add(lane);
     if (notifies) {
       channels.put(PostgresNotifications.channel(lane.table()), lane::wakeUp);
+      pollInterval = settings.pollInterval();
     }
     return lane;
   }
@@ -75,7 +78,7 @@ public final class Lanes {
    */
   public void start() {
     if (!channels.isEmpty() && database == Database.POSTGRESQL) {
-      notifications = new PostgresNotifications(dataSource, channels, instanceId);
+      notifications = new PostgresNotifications(dataSource, channels, instanceId, pollInterval);
       notifications.start();
     }
     for (Lane<?> lane : lanes) {

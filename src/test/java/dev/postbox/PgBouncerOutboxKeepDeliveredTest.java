@@ -1,0 +1,12 @@
+package dev.postbox;
+
+import dev.postbox.testing.TestDatabase;
+import org.junit.jupiter.api.Tag;
+
+@Tag("reliability") // through PgBouncer (.ci/run starts it): mvn -B -Preliability verify
+class PgBouncerOutboxKeepDeliveredTest extends OutboxKeepDeliveredContractTest {
+  @Override
+  protected TestDatabase open() {
+    return TestDatabase.pgbouncer();
+  }
+}
