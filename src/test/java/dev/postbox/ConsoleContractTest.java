@@ -6,7 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.postbox.testing.Await;
 import dev.postbox.testing.ConsoleClient;
-import dev.postbox.testing.RecordingTransport;
 import dev.postbox.testing.Sql;
 import java.net.InetSocketAddress;
 import java.net.http.HttpResponse;
@@ -49,21 +48,6 @@ public abstract class ConsoleContractTest extends OutboxSuite {
     return console(builder().actionToken(TOKEN));
   }
 
-  /** Parks the outbox row of {@code eventId} with {@code error}, as after its last attempt. */
-  void park(String eventId, String error) {
-    assertEquals(
-        1,
-        Sql.update(
-            ds,
-            "UPDATE postbox_outbox SET state = 2, attempts = 3, last_error = ? WHERE event_id = ?",
-            error,
-            eventId));
-  }
-
-  long parked() {
-    return Sql.count(ds, "SELECT COUNT(*) FROM postbox_outbox WHERE state = 2");
-  }
-
   @Test
   void overviewCountsASeededDatabaseInItsPageAndItsJson() {
     addNumbered("due-", 5);
@@ -71,12 +55,7 @@ public abstract class ConsoleContractTest extends OutboxSuite {
     park("parked-1", "java.io.IOException: broker down");
     park("parked-2", "java.io.IOException: broker down");
     add(Message.of("r", "{}").eventId("retrying-1"));
-    Sql.update(
-        ds,
-        "UPDATE postbox_outbox SET attempts = 1, last_error = 'x', available_at = "
-            + Sql.nowPlusMillis(db)
-            + " WHERE event_id = 'retrying-1'",
-        3_600_000);
+    retryLater("retrying-1", "x");
     Sql.commit(ds, c -> inbox.claim(c, "billing", "event-1"));
     Sql.commit(ds, c -> jobs.pause(c, "send-invoice"));
 
@@ -123,11 +102,7 @@ public abstract class ConsoleContractTest extends OutboxSuite {
     HttpResponse<String> again = http.post("api/replay", "table=postbox_outbox&id=" + id, AUTH);
     assertEquals(409, again.statusCode(), "not parked any more: " + again.body());
 
-    RecordingTransport transport = new RecordingTransport();
-    started(dispatcher(transport));
-    Await.until(
-        WAIT, "replayed row delivered", () -> transport.count("poison-1") == 1 && rows() == 0);
-    assertEquals(1, transport.total.get());
+    assertEquals(List.of("poison-1"), deliverEverything());
   }
 
   @Test
@@ -147,11 +122,7 @@ public abstract class ConsoleContractTest extends OutboxSuite {
         http.post("api/discard", "table=postbox_outbox&id=" + head, AUTH);
     assertEquals(200, discard.statusCode(), discard.body());
 
-    RecordingTransport transport = new RecordingTransport();
-    started(dispatcher(transport));
-    Await.until(WAIT, "followers delivered", () -> rows() == 0);
-    assertEquals(
-        List.of("k-2", "k-3"), transport.envelopes.stream().map(Envelope::eventId).toList());
+    assertEquals(List.of("k-2", "k-3"), deliverEverything());
   }
 
   @Test
@@ -174,7 +145,14 @@ public abstract class ConsoleContractTest extends OutboxSuite {
     park("p-1", "boom");
     ConsoleClient http = acting();
     String form = "table=postbox_outbox&error=boom";
-    assertEquals(403, http.post("api/discard-matching", form).statusCode());
+    HttpResponse<String> missing = http.post("api/discard-matching", form);
+    assertEquals(403, missing.statusCode());
+    String needsToken = "an action needs the action token in the X-Postbox-Token header";
+    assertTrue(missing.body().contains(needsToken), missing.body());
+    HttpResponse<String> empty = http.post("api/discard-matching", form, AUTH[0], "");
+    assertEquals(403, empty.statusCode());
+    assertTrue(
+        empty.body().contains(needsToken), "an empty token is a missing one: " + empty.body());
     assertEquals(
         403, http.post("api/discard-matching", form, "X-Postbox-Token", TOKEN + "x").statusCode());
     assertEquals(

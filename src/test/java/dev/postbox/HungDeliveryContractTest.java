@@ -311,10 +311,6 @@ public abstract class HungDeliveryContractTest extends OutboxSuite {
     assertEquals(lastError, Sql.value(ds, "SELECT last_error" + where), name + " last_error");
   }
 
-  private long parked() {
-    return Sql.count(ds, "SELECT COUNT(*) FROM postbox_outbox WHERE state = 2");
-  }
-
   private static List<String> sorted(List<String> list) {
     List<String> sorted = new ArrayList<>(list);
     sorted.sort(null);

@@ -145,8 +145,4 @@ public abstract class OutageEvidenceContractTest extends OutboxSuite {
       }
     };
   }
-
-  private long parked() {
-    return Sql.count(ds, "SELECT COUNT(*) FROM postbox_outbox WHERE state = 2");
-  }
 }

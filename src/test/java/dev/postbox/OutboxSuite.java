@@ -1,5 +1,7 @@
 package dev.postbox;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
 import dev.postbox.testing.Await;
 import dev.postbox.testing.RecordingTransport;
 import dev.postbox.testing.Sql;
@@ -76,6 +78,53 @@ public abstract class OutboxSuite extends DatabaseTest {
       Await.until(WAIT, id, () -> transport.count(id) == 1);
     }
     Await.until(WAIT, "every delivered row deleted", () -> rows() == 0);
+  }
+
+  /** Parks the outbox row of {@code eventId} with {@code error}, as after its last attempt. */
+  protected void park(String eventId, String error) {
+    assertEquals(
+        1,
+        Sql.update(
+            ds,
+            "UPDATE postbox_outbox SET state = 2, attempts = 3, last_error = ? WHERE event_id = ?",
+            error,
+            eventId));
+  }
+
+  /** {@return how many outbox rows are parked} */
+  protected long parked() {
+    return Sql.count(ds, "SELECT COUNT(*) FROM postbox_outbox WHERE state = 2");
+  }
+
+  /** Makes the outbox row of {@code eventId} fail once with {@code error}, next try in an hour. */
+  protected void retryLater(String eventId, String error) {
+    String later = Sql.nowPlusMillis(db);
+    assertEquals(
+        1,
+        Sql.update(
+            ds,
+            "UPDATE postbox_outbox SET attempts = 1, last_error = ?, available_at = "
+                + later
+                + " WHERE event_id = ?",
+            error,
+            3_600_000,
+            eventId));
+  }
+
+  /** {@return the id of the outbox row of {@code eventId}} */
+  protected long idOf(String eventId) {
+    return Sql.count(ds, "SELECT id FROM postbox_outbox WHERE event_id = ?", eventId);
+  }
+
+  /**
+   * Starts a dispatcher, waits until it delivered every row, and {@return the event ids it
+   * delivered, in order}
+   */
+  protected List<String> deliverEverything() {
+    RecordingTransport transport = new RecordingTransport();
+    started(dispatcher(transport));
+    Await.until(WAIT, "every row delivered", () -> rows() == 0);
+    return transport.envelopes.stream().map(Envelope::eventId).toList();
   }
 
   protected long rows() {

@@ -134,6 +134,7 @@ public final class ConsoleHandler implements HttpHandler {
       }
       case "console.js" -> asset(ex, "console.js", "text/javascript; charset=utf-8");
       case "console.css" -> asset(ex, "console.css", "text/css; charset=utf-8");
+      case "favicon.svg" -> asset(ex, "favicon.svg", "image/svg+xml; charset=utf-8");
       default -> send(ex, 404, api, "no page '" + Params.shown(page) + "'");
     }
   }

@@ -66,7 +66,7 @@ final class Guard {
       return "a request from another site is refused (Sec-Fetch-Site " + Params.shown(site) + ")";
     }
     String given = headers.getFirst(TOKEN_HEADER);
-    if (given == null) {
+    if (given == null || given.isEmpty()) { // an empty field sent as is: nothing was typed
       return "an action needs the action token in the " + TOKEN_HEADER + " header";
     }
     return MessageDigest.isEqual(token, sha256(given)) ? null : "wrong action token";

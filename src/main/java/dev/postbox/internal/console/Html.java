@@ -49,6 +49,9 @@ final class Html {
         + "<title>"
         + text(title)
         + " · Postbox console</title><link rel=\"stylesheet\" href=\"console.css\">"
+        // the icon is named, and relative, so the browser asks the console for it, not /favicon.ico
+        // (a 404 in every page's console, or the application's own icon where it is mounted)
+        + "<link rel=\"icon\" href=\"favicon.svg\">"
         + "<script src=\"console.js\" defer></script></head>"
         + "<body data-actions=\""
         + (actions ? "on" : "off")

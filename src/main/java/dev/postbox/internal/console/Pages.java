@@ -5,6 +5,7 @@ import static dev.postbox.internal.console.Html.query;
 import static dev.postbox.internal.console.Html.text;
 
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 
 /**
@@ -181,7 +182,7 @@ final class Pages {
           .append("</td><td>")
           .append(text(s.get("lastTick")))
           .append("</td><td>")
-          .append(text(s.get("lastRun")))
+          .append(text(s.get("lastRun").toString().toLowerCase(Locale.ROOT)))
           .append(s.get("lastRunId") == null ? "" : " (job " + s.get("lastRunId") + ")")
           .append("</td>");
       if (actions) {

@@ -37,9 +37,13 @@
     }
     button.disabled = true;
     try {
+      const headers = {}; // none when nothing was typed, so the console says the token is missing
+      if (token && token.value) {
+        headers["X-Postbox-Token"] = token.value;
+      }
       const response = await fetch("api/" + button.dataset.action, {
         method: "POST",
-        headers: { "X-Postbox-Token": token ? token.value : "" },
+        headers: headers,
         body: body,
         credentials: "omit",
       });
