@@ -21,7 +21,9 @@ import java.util.concurrent.atomic.AtomicLong;
  * against a grid of hand-written floors ({@link Floor#drain}: 1, 2 or 4 loops, batches of 100 or
  * 500) and is compared with the best of them in the same run; on the outbox a floor on a minimal
  * table shows what the shipped schema costs. The job queue runs both of its retention modes (done
- * rows kept, the default, and deleted at once). {@link DrainReport} prints the tables.
+ * rows kept, the default, and deleted at once); the outbox's {@link DrainVariant#KEEP_DELIVERED}
+ * keeps its rows too, and {@link KeptCleanup} times their cleanup after. {@link DrainReport} prints
+ * the tables.
  */
 final class Drain {
   private static final int WARM_UP_ROUNDS = 5;
@@ -40,9 +42,18 @@ final class Drain {
 
   /**
    * One drain of one table: {@code name} is a floor's "threads×batch", "minimal threads×batch", or
-   * "Postbox" plus its variant.
+   * "Postbox" plus its label; {@code variant} is Postbox's, null for a floor.
    */
-  private record Contestant(String name, Runner runner, Floor.Kind kind) {}
+  private record Contestant(String name, Runner runner, Floor.Kind kind, DrainVariant variant) {
+    Contestant(String name, Runner runner, Floor.Kind kind) {
+      this(name, runner, kind, null);
+    }
+
+    /** True if the rows end done, kept, rather than deleted. */
+    boolean keepsRows() {
+      return kind == Floor.Kind.JOBS_DONE || variant == DrainVariant.KEEP_DELIVERED;
+    }
+  }
 
   Drain(PerformanceHarness h, boolean jobs) {
     this.h = h;
@@ -89,8 +100,8 @@ final class Drain {
       }
     }
     for (DrainVariant v : h.config.drainVariants()) {
-      if (v != DrainVariant.SEND_BATCH || kind == Floor.Kind.OUTBOX) {
-        list.add(new Contestant(POSTBOX + " " + v.label(), postbox(kind, v), kind));
+      if (!v.outboxOnly() || kind == Floor.Kind.OUTBOX) {
+        list.add(new Contestant(POSTBOX + " " + v.label(), postbox(kind, v), kind, v));
       }
     }
     return list;
@@ -130,6 +141,10 @@ final class Drain {
               results.computeIfAbsent(key, k -> new ArrayList<>()).add(r[0]);
               results.computeIfAbsent(key + "/cpu", k -> new ArrayList<>()).add(r[1]);
               results.computeIfAbsent(key + "/jit", k -> new ArrayList<>()).add(r[3]);
+              if (c.variant() == DrainVariant.KEEP_DELIVERED) {
+                results.computeIfAbsent(key + "/cleanup", k -> new ArrayList<>()).add(r[4]);
+                results.computeIfAbsent(key + "/cleanupCpu", k -> new ArrayList<>()).add(r[5]);
+              }
             }
             if (h.config.drainVariants().contains(DrainVariant.SLOW_SEND)) {
               double ceiling = sendCeiling(db, n, rep);
@@ -146,8 +161,10 @@ final class Drain {
   }
 
   /**
-   * One drain; returns rows/s, this process's CPU microseconds per row, JIT milliseconds, and the
-   * JIT compiler threads' CPU microseconds per row (NaN where unknown).
+   * One drain; returns rows/s, this process's CPU microseconds per row, JIT milliseconds, the JIT
+   * compiler threads' CPU microseconds per row (NaN where unknown), and for {@link
+   * DrainVariant#KEEP_DELIVERED} the cleanup's rows/s and CPU microseconds per row after (else
+   * NaN).
    */
   private double[] measure(BenchDb db, int n, Contestant c, String label) {
     String what =
@@ -188,8 +205,8 @@ final class Drain {
         h.problem(what + ": " + problems);
       }
       String left =
-          c.kind() == Floor.Kind.JOBS_DONE
-              ? "SELECT COUNT(*) FROM postbox_jobs WHERE state <> 1"
+          c.keepsRows()
+              ? "SELECT COUNT(*) FROM " + c.kind().table + " WHERE state <> 1"
               : "SELECT COUNT(*) FROM " + c.kind().table;
       long remaining = db.count(left);
       if (remaining != 0) {
@@ -206,10 +223,18 @@ final class Drain {
           Stats.decimal(compilerPerRow, 1),
           Stats.decimal(machinePerRow, 1),
           jitDuring);
-      return new double[] {rate, cpuPerRow, jitDuring, compilerPerRow};
+      double[] cleanup = {Double.NaN, Double.NaN};
+      if (c.variant() == DrainVariant.KEEP_DELIVERED) {
+        cleanup = KeptCleanup.time(db, n, h.config.timeout());
+        h.log(
+            "%s cleanup: %s rows/s, client CPU %s µs/row",
+            what, Stats.rate(cleanup[0]), Stats.decimal(cleanup[1], 1));
+      }
+      return new double[] {rate, cpuPerRow, jitDuring, compilerPerRow, cleanup[0], cleanup[1]};
     } catch (Exception e) {
       h.problem(what + ": failed: " + e);
-      return new double[] {Double.NaN, Double.NaN, Double.NaN, Double.NaN};
+      double nan = Double.NaN;
+      return new double[] {nan, nan, nan, nan, nan, nan};
     }
   }
 
@@ -264,7 +289,7 @@ final class Drain {
       Dispatcher.Builder b = variant.configure(h.dispatcher(db.dataSource(), p));
       if (kind == Floor.Kind.OUTBOX) {
         // the floor keeps no order: neither does this (the ordered drain is its own workload)
-        Outbox outbox = Outbox.builder().orderedByKey(false).build();
+        Outbox outbox = variant.configure(Outbox.builder().orderedByKey(false)).build();
         b.outbox(outbox, transport(variant, d));
       } else {
         Duration retention = kind == Floor.Kind.JOBS_DONE ? Duration.ofDays(1) : Duration.ZERO;

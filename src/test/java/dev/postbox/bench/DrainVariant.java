@@ -1,6 +1,9 @@
 package dev.postbox.bench;
 
 import dev.postbox.Dispatcher;
+import dev.postbox.Outbox;
+import java.time.Duration;
+import java.util.List;
 
 /** Postbox's W1 contestants: how each configures the dispatcher and its transport. */
 public enum DrainVariant {
@@ -21,7 +24,24 @@ public enum DrainVariant {
     Dispatcher.Builder configure(Dispatcher.Builder b) {
       return b.concurrency(SLOW_SEND_CONCURRENCY).claimsInFlight(4);
     }
+  },
+  /**
+   * Defaults with {@code keepDelivered(1 h)} (outbox only): each delivered row is kept as done, an
+   * UPDATE instead of a DELETE; {@link KeptCleanup} times the cleanup's DELETE of them after.
+   */
+  KEEP_DELIVERED("keepDelivered 1 h") {
+    @Override
+    Outbox.Builder configure(Outbox.Builder b) {
+      return b.keepDelivered(Duration.ofHours(1));
+    }
   };
+
+  /**
+   * The published run's contestants: {@link #KEEP_DELIVERED} only when asked for ({@code
+   * -Dbench.variants=defaults,keep_delivered}), as it would lengthen the run by a drain and a
+   * cleanup per repetition.
+   */
+  static final List<DrainVariant> PUBLISHED = List.of(DEFAULTS, LARGE, SEND_BATCH, SLOW_SEND);
 
   /** The concurrency of {@link #SLOW_SEND}. */
   static final int SLOW_SEND_CONCURRENCY = 64;
@@ -39,5 +59,15 @@ public enum DrainVariant {
   /** The run's builder with this variant's settings applied. */
   Dispatcher.Builder configure(Dispatcher.Builder b) {
     return b;
+  }
+
+  /** The outbox's builder with this variant's settings applied. */
+  Outbox.Builder configure(Outbox.Builder b) {
+    return b;
+  }
+
+  /** True if this variant runs on the outbox only (the job queue has no such setting). */
+  boolean outboxOnly() {
+    return this == SEND_BATCH || this == KEEP_DELIVERED;
   }
 }

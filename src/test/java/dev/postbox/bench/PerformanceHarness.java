@@ -140,7 +140,7 @@ public final class PerformanceHarness {
           50_000,
           List.of(1, 2, 4),
           List.of(100, 500),
-          List.of(DrainVariant.values()),
+          DrainVariant.PUBLISHED,
           List.of(Wake.IN_PROCESS, Wake.NOTIFY),
           false,
           Duration.ofMinutes(30),
@@ -182,8 +182,9 @@ public final class PerformanceHarness {
      * bench.producers}, {@code bench.transactions}, {@code bench.idleMillis}, {@code
      * bench.sustainedSize}, {@code bench.sustainedWindow}, {@code bench.warmup}, {@code
      * bench.h2Limit}, {@code bench.floorThreads}, {@code bench.floorBatches}, {@code
-     * bench.variants} (defaults,large,send_batch,slow_send), {@code bench.wake}
-     * (in_process,notify,none), {@code bench.batchTransport}, {@code bench.timeoutMinutes}.
+     * bench.variants} (defaults,large,send_batch,slow_send; keep_delivered when asked for), {@code
+     * bench.wake} (in_process,notify,none), {@code bench.batchTransport}, {@code
+     * bench.timeoutMinutes}.
      */
     public static Config fromSystemProperties(Config base) {
       return new Config(

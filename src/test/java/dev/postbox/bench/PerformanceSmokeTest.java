@@ -29,6 +29,7 @@ class PerformanceSmokeTest {
         List.of(
             "### W1 backlog drain (outbox)",
             "### W1 backlog drain (durable jobs)",
+            "`keepDelivered(Duration.ofHours(1))` beside the defaults",
             "### W2 produce and deliver",
             "### W0 enqueue overhead",
             "### Sustained drain (PostgreSQL)")) {
