@@ -32,12 +32,29 @@ final class Guard {
     }
     String host = ex.getRequestHeaders().getFirst("Host");
     String name = host == null ? "" : hostName(host);
-    boolean loopback = name.equals("localhost") || name.startsWith("127.") || name.equals("[::1]");
+    boolean loopback = name.equals("localhost") || name.equals("[::1]") || loopbackIpv4(name);
     return loopback
         ? null
         : "this console answers requests for a loopback host only (Host was "
             + Params.shown(String.valueOf(host))
             + ")";
+  }
+
+  /** Whether {@code name} is an IPv4 literal in 127.0.0.0/8, not a name like 127.0.0.1.example. */
+  private static boolean loopbackIpv4(String name) {
+    String[] parts = name.split("\\.", -1);
+    if (parts.length != 4 || !parts[0].equals("127")) {
+      return false;
+    }
+    for (String part : parts) {
+      if (part.isEmpty()
+          || part.length() > 3
+          || !part.chars().allMatch(c -> c >= '0' && c <= '9')
+          || Integer.parseInt(part) > 255) {
+        return false;
+      }
+    }
+    return true;
   }
 
   private static String hostName(String host) {
