@@ -258,6 +258,22 @@ public abstract class ConsoleContractTest extends OutboxSuite {
   }
 
   @Test
+  void errorFilterMatchesItsTextLiterallyAndCaseSensitivelyOnEveryDatabase() {
+    String[] errors = {"Timeout", "timeout", "a\\b", "ab", "50% off", "50 off", "x_y", "xzy"};
+    for (int i = 0; i < errors.length; i++) {
+      add(Message.of("t", "{}").eventId("e-" + i));
+      park("e-" + i, errors[i]);
+    }
+    ConsoleClient http = console(builder());
+    for (String needle : new String[] {"timeout", "Timeout", "a\\b", "50%", "x_y", "!", "[z]"}) {
+      String q = java.net.URLEncoder.encode(needle, java.nio.charset.StandardCharsets.UTF_8);
+      String json = http.get("api/parked?table=postbox_outbox&error=" + q).body();
+      int expected = needle.equals("!") || needle.equals("[z]") ? 0 : 1;
+      assertTrue(json.contains("\"matching\":" + expected + ","), needle + ": " + json);
+    }
+  }
+
+  @Test
   void hostileParametersAreRefusedWithTheirNameAndWriteNothing() {
     add(Message.of("t", "{}").key("k").eventId("p-1"));
     park("p-1", "boom");

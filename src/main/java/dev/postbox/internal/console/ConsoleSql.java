@@ -37,6 +37,7 @@ final class ConsoleSql {
   private final String replayIds;
   private final String discardIds;
   private final String row;
+  private final String errorContains;
   private final QueueTable<?> table;
 
   private final boolean payloads;
@@ -54,6 +55,7 @@ final class ConsoleSql {
     this.replayIds = fill(Sql.CONSOLE_REPLAY_IDS);
     this.discardIds = fill(Sql.CONSOLE_DISCARD_IDS);
     this.row = fill(Sql.CONSOLE_ROW);
+    this.errorContains = Home.text(Sql.CONSOLE_ERROR_CONTAINS, dialect);
   }
 
   private String fill(Sql sql) {
@@ -104,7 +106,10 @@ final class ConsoleSql {
   List<RowView> page(Connection c, boolean parked, Filter filter, long after, int size)
       throws SQLException {
     // the failing rows are filtered outside the subquery that bounds them, by its column names
-    String match = parked ? filter.sql(table) : filter.sql("topic", "listed_key");
+    String match =
+        parked
+            ? filter.sql(table, errorContains)
+            : filter.sql("topic", "listed_key", errorContains);
     String template = parked ? parkedPage : failingPage;
     try (PreparedStatement ps = prepare(c, template.replace("{match}", match))) {
       int i = filter.bind(ps, 1);
@@ -132,7 +137,8 @@ final class ConsoleSql {
 
   /** The ids of up to {@code limit} parked rows matching {@code filter}, oldest first. */
   List<Long> parkedIds(Connection c, Filter filter, int limit) throws SQLException {
-    try (PreparedStatement ps = prepare(c, parkedIds.replace("{match}", filter.sql(table)))) {
+    try (PreparedStatement ps =
+        prepare(c, parkedIds.replace("{match}", filter.sql(table, errorContains)))) {
       ps.setInt(filter.bind(ps, 1), limit);
       List<Long> ids = new ArrayList<>();
       try (ResultSet rs = ps.executeQuery()) {
@@ -209,13 +215,14 @@ final class ConsoleSql {
   /** Every statement, filled in, for the rendered-SQL test; a filter of all three conditions. */
   Map<String, String> statements() {
     Map<String, String> all = new LinkedHashMap<>();
-    String match = new Filter("a", "b", "c").sql(table);
+    String match = new Filter("a", "b", "c").sql(table, errorContains);
     all.put("counts", counts);
     all.put("leases", leases);
     all.put("parked-page", parkedPage.replace("{match}", match));
     all.put(
         "failing-page",
-        failingPage.replace("{match}", new Filter("a", "b", "c").sql("topic", "listed_key")));
+        failingPage.replace(
+            "{match}", new Filter("a", "b", "c").sql("topic", "listed_key", errorContains)));
     all.put("parked-ids", parkedIds.replace("{match}", match));
     all.put("replay-ids", replayIds.replace("{ids}", "?, ?, ?"));
     all.put("discard-ids", discardIds.replace("{ids}", "?, ?, ?"));
