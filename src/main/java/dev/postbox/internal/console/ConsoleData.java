@@ -165,10 +165,12 @@ final class ConsoleData {
    * whatever state: {@code "row"} is null if there is none.
    */
   Map<String, Object> row(ConsoleTable t, Params p) throws SQLException {
+    p.required(
+        "ref"); // checked before a connection is taken: a bad ref is a 400 even if it is down
+    Object ref =
+        ConsoleSql.numericRef(t.table()) ? p.number("ref", 1, Long.MAX_VALUE, 0) : p.eventId("ref");
     try (Connection c = connection()) {
       ConsoleSql s = sql(c, t);
-      p.required("ref");
-      Object ref = s.numericRef() ? p.number("ref", 1, Long.MAX_VALUE, 0) : p.eventId("ref");
       Map<String, Object> m = map("table", t.name(), "kind", t.kind(), "ref", ref);
       m.put("row", s.row(c, ref));
       m.put("keepsDelivered", t.outbox() == null || !t.outbox().keepDelivered().isZero());

@@ -167,8 +167,10 @@ final class ConsoleSql {
     return changed;
   }
 
-  /** Whether a row's ref is its numeric id (a job's), not a string (an event id). */
-  boolean numericRef() {
+  /**
+   * Whether a row's ref in {@code table} is its numeric id (a job's), not a string (an event id).
+   */
+  static boolean numericRef(QueueTable<?> table) {
     return table.columns().ref().equals("id");
   }
 
