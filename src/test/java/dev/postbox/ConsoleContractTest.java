@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.postbox.testing.Await;
 import dev.postbox.testing.ConsoleClient;
+import dev.postbox.testing.QueryTimeouts;
 import dev.postbox.testing.Sql;
 import java.net.InetSocketAddress;
 import java.net.http.HttpResponse;
@@ -271,6 +272,46 @@ public abstract class ConsoleContractTest extends OutboxSuite {
       int expected = needle.equals("!") || needle.equals("[z]") ? 0 : 1;
       assertTrue(json.contains("\"matching\":" + expected + ","), needle + ": " + json);
     }
+  }
+
+  @Test
+  void everyStatementOfEveryPageAndActionHasAQueryTimeout() {
+    add(
+        Message.of("t", "{}").key("k").eventId("k-1"),
+        Message.of("t", "{}").key("k").eventId("k-2"));
+    park("k-1", "boom");
+    Sql.commit(ds, c -> jobs.enqueue(c, Job.of("j", "{}").delay(java.time.Duration.ofHours(1))));
+    QueryTimeouts watch = new QueryTimeouts();
+    ConsoleClient http =
+        console(
+            Console.builder(watch.watching(ds))
+                .outbox(outbox)
+                .jobs(jobs)
+                .inbox(inbox)
+                .actionToken(TOKEN));
+    for (String page :
+        List.of(
+            "",
+            "parked?table=postbox_outbox&error=b",
+            "failing?table=postbox_jobs",
+            "blocked?table=postbox_outbox",
+            "schedules",
+            "metrics",
+            "row?table=postbox_outbox&ref=k-2")) {
+      assertEquals(200, http.get(page).statusCode(), page);
+    }
+    String[][] posts = {
+      {"api/pause", "table=postbox_jobs&name=j"},
+      {"api/resume", "table=postbox_jobs&name=j"},
+      {"api/run-now", "table=postbox_jobs&name=none"},
+      {"api/cancel", "table=postbox_jobs&id=" + Sql.count(ds, "SELECT MAX(id) FROM postbox_jobs")},
+      {"api/replay-matching", "table=postbox_outbox&error=boom"},
+      {"api/discard", "table=postbox_outbox&id=1"},
+    };
+    for (String[] post : posts) {
+      assertTrue(http.post(post[0], post[1], AUTH).statusCode() < 500, post[0]);
+    }
+    assertEquals(List.of(), watch.missing());
   }
 
   @Test

@@ -39,8 +39,9 @@ final class ConsoleData {
     this.config = config;
   }
 
+  /** A connection of the console's own, on which every statement has a query timeout. */
   Connection connection() throws SQLException {
-    return config.dataSource().getConnection();
+    return TimedConnection.of(config.dataSource().getConnection(), ConsoleSql.TIMEOUT_SECONDS);
   }
 
   /** The statements on {@code table} for the database of {@code c}. */
