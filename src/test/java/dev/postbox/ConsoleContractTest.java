@@ -315,6 +315,22 @@ public abstract class ConsoleContractTest extends OutboxSuite {
   }
 
   @Test
+  void nextPageLinkKeepsTheFilterAndThePageSize() {
+    for (int i = 0; i < 3; i++) {
+      add(Message.of("t", "{}").eventId("n-" + i));
+      park("n-" + i, "50% off");
+    }
+    ConsoleClient http = console(builder());
+    String page = http.get("parked?table=postbox_outbox&error=50%25+off&size=2").body();
+    String next = page.replaceAll("(?s).*<a class=\"next\" href=\"([^\"]*)\".*", "$1");
+    String id = next.replaceAll(".*after=", "");
+    assertEquals(
+        "parked?table=postbox_outbox&amp;error=50%25+off&amp;size=2&amp;after=" + id, next);
+    String second = http.get(next.replace("&amp;", "&")).body();
+    assertTrue(second.contains("n-2") && !second.contains("n-1"), second);
+  }
+
+  @Test
   void hostileParametersAreRefusedWithTheirNameAndWriteNothing() {
     add(Message.of("t", "{}").key("k").eventId("p-1"));
     park("p-1", "boom");

@@ -132,6 +132,7 @@ final class ConsoleData {
       m.put("list", parked ? "parked" : "failing");
       m.put("filter", map("topic", filter.topic(), "key", filter.key(), "error", filter.error()));
       m.put("rows", list);
+      m.put("size", size);
       m.put("next", rows.size() == size ? rows.getLast().id() : null);
       if (parked) { // what a bulk action on the filter would take: at most the cap, previewed
         int matching = s.parkedIds(c, filter, config.maxActionRows() + 1).size();
