@@ -133,13 +133,30 @@ public final class Console implements AutoCloseable {
 
     /**
      * The secret an operator types into the console to act (replay, discard, cancel, pause, run
-     * now): 16 to 200 characters. Without one the console is read-only.
+     * now): 16 to 200 printable ASCII characters, not starting or ending with a space. Without one
+     * the console is read-only.
      */
     public Builder actionToken(String token) {
       Rules.text("actionToken", token, 200, false);
       if (token.length() < 16) {
         throw new InvalidValueException(
             "actionToken", "must be 16 to 200 characters but has " + token.length());
+      }
+      // it travels in a header: a browser refuses to send a character beyond Latin-1 there and
+      // trims spaces, and other clients send UTF-8 bytes the server reads as Latin-1, so any other
+      // token would never match (the message never shows the secret)
+      for (int i = 0; i < token.length(); i++) {
+        if (token.charAt(i) < 0x20 || token.charAt(i) > 0x7E) {
+          throw new InvalidValueException(
+              "actionToken",
+              "must be printable ASCII (it is sent in an HTTP header) but has "
+                  + String.format("U+%04X", (int) token.charAt(i))
+                  + " at index "
+                  + i);
+        }
+      }
+      if (token.startsWith(" ") || token.endsWith(" ")) {
+        throw new InvalidValueException("actionToken", "must not start or end with a space");
       }
       this.token = token;
       return this;

@@ -1,7 +1,10 @@
 package dev.postbox;
 
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.postbox.testing.JdbcProxy;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -85,5 +88,21 @@ class ConsoleGuardTest {
         assertTrue(response.contains("<p class=\"error\">ref "), query + ": " + response);
       }
     }
+  }
+
+  @Test
+  void anActionTokenNoClientCouldSendInAHeaderIsRefusedWithoutShowingIt() {
+    for (String token : new String[] {"€".repeat(16), "ö".repeat(16), "a-secret-of-length-16 "}) {
+      var e =
+          assertThrows(
+              InvalidValueException.class,
+              () ->
+                  Console.builder(JdbcProxy.of(DataSource.class, (p, m, a) -> null))
+                      .actionToken(token));
+      assertTrue(e.getMessage().startsWith("actionToken "), e.getMessage());
+      assertFalse(e.getMessage().contains(token.strip()), e.getMessage());
+    }
+    Console.builder(JdbcProxy.of(DataSource.class, (p, m, a) -> null))
+        .actionToken("correct horse battery staple!");
   }
 }
