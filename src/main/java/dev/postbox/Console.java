@@ -14,7 +14,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import java.util.concurrent.atomic.AtomicInteger;
 import javax.sql.DataSource;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -192,15 +191,11 @@ public final class Console implements AutoCloseable {
       ConsoleConfig config = config();
       boolean loopback = bind.getAddress() != null && bind.getAddress().isLoopbackAddress();
       ConsoleHandler handler = new ConsoleHandler(config, loopback);
-      AtomicInteger n = new AtomicInteger();
-      ExecutorService executor = // a few requests at a time: the console must not load the database
-          Executors.newFixedThreadPool(
-              4,
-              r -> {
-                Thread t = new Thread(r, "postbox-console-" + n.incrementAndGet());
-                t.setDaemon(true);
-                return t;
-              });
+      // a thread per connection's request: the server reads a request on the executor's thread,
+      // so a fixed pool was held by as many clients sending slowly (the handler bounds the work)
+      ExecutorService executor =
+          Executors.newThreadPerTaskExecutor(
+              Thread.ofVirtual().name("postbox-console-", 1).factory());
       try {
         HttpServer server = HttpServer.create(bind, 0);
         server.createContext("/", handler);

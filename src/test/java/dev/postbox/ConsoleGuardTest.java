@@ -12,6 +12,8 @@ import java.lang.reflect.Proxy;
 import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.Test;
 
@@ -30,6 +32,7 @@ class ConsoleGuardTest {
   /** Sends {@code head} (request line and headers, each ending in CRLF), then reads the answer. */
   private static String send(InetSocketAddress address, String head) throws IOException {
     try (Socket s = new Socket(address.getAddress(), address.getPort())) {
+      s.setSoTimeout(30_000); // an answer that never comes fails the test instead of hanging it
       OutputStream out = s.getOutputStream();
       out.write((head + "Connection: close\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
       out.flush();
@@ -104,5 +107,30 @@ class ConsoleGuardTest {
     }
     Console.builder(JdbcProxy.of(DataSource.class, (p, m, a) -> null))
         .actionToken("correct horse battery staple!");
+  }
+
+  @Test
+  void clientsThatNeverFinishTheirRequestsHoldUpNoOneElse() throws Exception {
+    try (Console console = unusedDatabase()) {
+      InetSocketAddress a = console.address();
+      List<Socket> slow = new ArrayList<>();
+      try {
+        for (int i = 0; i < 16; i++) { // a request's first line and Host, then nothing more
+          Socket s = new Socket(a.getAddress(), a.getPort());
+          slow.add(s);
+          s.getOutputStream()
+              .write(
+                  "GET /console.css HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                      .getBytes(StandardCharsets.US_ASCII));
+          s.getOutputStream().flush();
+        }
+        String response = get(a, "127.0.0.1"); // hung here, read by no thread, without the fix
+        assertTrue(response.startsWith("HTTP/1.1 200"), response);
+      } finally {
+        for (Socket s : slow) {
+          s.close();
+        }
+      }
+    }
   }
 }
