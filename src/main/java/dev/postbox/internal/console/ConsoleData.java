@@ -20,6 +20,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Semaphore;
 
 /**
  * What the console reads, as the maps its JSON and its pages are made of (one source, so a page and
@@ -30,18 +31,38 @@ final class ConsoleData {
   /** The most blocked keys the overview counts and the blocked-keys page lists. */
   static final int MAX_BLOCKED_KEYS = 100;
 
+  /** The most connections the console uses at once, so that it never loads the database. */
+  static final int MAX_CONNECTIONS = 4;
+
   private final ConsoleConfig config;
   private final DialectChoice dialects = new DialectChoice();
   private final Map<String, ConsoleSql> sql = new ConcurrentHashMap<>();
   private final Rates rates = new Rates();
+  private final Semaphore connections = new Semaphore(MAX_CONNECTIONS);
 
   ConsoleData(ConsoleConfig config) {
     this.config = config;
   }
 
-  /** A connection of the console's own, on which every statement has a query timeout. */
+  /**
+   * A connection of the console's own, on which every statement has a query timeout; at most {@link
+   * #MAX_CONNECTIONS} at once, the other requests wait (a request holds one only while it reads or
+   * acts, not while a slow client sends or receives).
+   */
   Connection connection() throws SQLException {
-    return TimedConnection.of(config.dataSource().getConnection(), ConsoleSql.TIMEOUT_SECONDS);
+    try {
+      connections.acquire();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new SQLException("interrupted while waiting for one of the console's connections", e);
+    }
+    try {
+      return TimedConnection.of(
+          config.dataSource().getConnection(), ConsoleSql.TIMEOUT_SECONDS, connections::release);
+    } catch (SQLException | RuntimeException e) {
+      connections.release();
+      throw e;
+    }
   }
 
   /** The statements on {@code table} for the database of {@code c}. */

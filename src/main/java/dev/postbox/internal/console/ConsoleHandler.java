@@ -10,15 +10,13 @@ import java.nio.charset.StandardCharsets;
 import java.sql.SQLException;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.Semaphore;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * The console's HTTP routes: pages and {@code /api/…} reads by GET, actions by POST to {@code
  * /api/<action>} with the token. Every response carries a strict Content-Security-Policy; a bad
- * parameter is a 400 that names it, before anything is read or written. At most {@link
- * #MAX_CONCURRENT} requests are served at once, the others wait. Thread-safe.
+ * parameter is a 400 that names it, before anything is read or written. Thread-safe.
  */
 public final class ConsoleHandler implements HttpHandler {
   private static final Logger log = LoggerFactory.getLogger(ConsoleHandler.class);
@@ -30,16 +28,10 @@ public final class ConsoleHandler implements HttpHandler {
   private static final Set<String> ROW = Set.of("table", "ref");
   private static final int MAX_BODY = 8192;
 
-  /** The most requests served at once, so that the console never loads the database. */
-  static final int MAX_CONCURRENT = 4;
-
   private final ConsoleConfig config;
   private final ConsoleData data;
   private final Actions actions;
   private final Guard guard;
-  // requests wait here, after their bytes are read: a server's request threads (a slow client
-  // holds one while it sends) are not what bounds the console's work
-  private final Semaphore working = new Semaphore(MAX_CONCURRENT);
 
   /** {@code loopbackOnly}: requests must name a loopback host (the console's own server). */
   public ConsoleHandler(ConsoleConfig config, boolean loopbackOnly) {
@@ -68,15 +60,7 @@ public final class ConsoleHandler implements HttpHandler {
           send(ex, 403, api, refused);
           return;
         }
-        working.acquire();
-        try {
-          route(ex, path, api);
-        } finally {
-          working.release();
-        }
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        send(ex, 503, api, "the console is stopping");
+        route(ex, path, api);
       } catch (InvalidValueException e) {
         send(ex, 400, api, e.getMessage());
       } catch (SQLException | RuntimeException e) {
