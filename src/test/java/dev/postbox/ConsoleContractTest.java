@@ -233,6 +233,10 @@ public abstract class ConsoleContractTest extends OutboxSuite {
     String json = shown.get("api/parked?table=postbox_outbox").body();
     assertTrue(json.contains("\"payload\":\"{\\\"card\\\":\\\"4111\\\"}\""), json);
     assertTrue(shown.get("parked?table=postbox_outbox").body().contains("4111"));
+    add(Message.of("t", "\"" + "x".repeat(9_000) + "\"").eventId("p-2"));
+    park("p-2", "boom");
+    String longOne = shown.get("api/parked?table=postbox_outbox&after=1").body();
+    assertTrue(longOne.contains("\"" + "x".repeat(4095) + "… (cut at 4096 characters)\""), longOne);
   }
 
   @Test

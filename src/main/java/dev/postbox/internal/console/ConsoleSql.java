@@ -25,6 +25,12 @@ final class ConsoleSql {
   /** How long any console statement may run before the driver cancels it. */
   static final int TIMEOUT_SECONDS = 5;
 
+  /**
+   * The most characters of a payload a list shows: a page of 500 rows of 1 MB payloads would be
+   * gigabytes of text in the application's memory.
+   */
+  static final int MAX_PAYLOAD_SHOWN = 4096;
+
   /** A count that read this many rows is shown as "more than {@code CAP - 1}". */
   static final long CAP = 10_001;
 
@@ -66,7 +72,10 @@ final class ConsoleSql {
         .replace("{ref}", table.columns().ref())
         .replace("{topic}", table.columns().topic())
         .replace("{listedKey}", table.columns().listedKey())
-        .replace("{payload}", payloads ? ", payload" : "");
+        // one character more than is shown, to tell a cut payload from one of exactly the limit
+        .replace(
+            "{payload}",
+            payloads ? ", SUBSTR(payload, 1, " + (MAX_PAYLOAD_SHOWN + 1) + ") AS payload" : "");
   }
 
   /** The overview's counts of the table, each capped at {@link #CAP}. */
@@ -128,7 +137,7 @@ final class ConsoleSql {
                   rs.getString("last_error"),
                   dialect.readInstant(rs, "available_at"),
                   dialect.readInstant(rs, "created_at"),
-                  payloads ? rs.getString("payload") : null));
+                  payloads ? shown(rs.getString("payload")) : null));
         }
       }
       return rows;
@@ -148,6 +157,16 @@ final class ConsoleSql {
       }
       return ids;
     }
+  }
+
+  /** {@code payload} as a list shows it: cut, and saying so, if longer than it shows. */
+  private static String shown(String payload) {
+    return payload.length() <= MAX_PAYLOAD_SHOWN
+        ? payload
+        : payload.substring(0, MAX_PAYLOAD_SHOWN)
+            + "… (cut at "
+            + MAX_PAYLOAD_SHOWN
+            + " characters)";
   }
 
   /** Replays ({@code replay}) or discards the parked rows among {@code ids}; returns how many. */
