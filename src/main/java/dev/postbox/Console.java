@@ -191,8 +191,8 @@ public final class Console implements AutoCloseable {
       ConsoleConfig config = config();
       boolean loopback = bind.getAddress() != null && bind.getAddress().isLoopbackAddress();
       ConsoleHandler handler = new ConsoleHandler(config, loopback);
-      // a thread per connection's request: the server reads a request on the executor's thread,
-      // so a fixed pool was held by as many clients sending slowly (the handler bounds the work)
+      // a virtual thread per request: the server reads a request on the executor's thread, so a
+      // fixed pool was held by as many slow clients (ConsoleData bounds the database work)
       ExecutorService executor =
           Executors.newThreadPerTaskExecutor(
               Thread.ofVirtual().name("postbox-console-", 1).factory());
