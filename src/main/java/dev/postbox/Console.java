@@ -14,7 +14,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import java.util.concurrent.atomic.AtomicInteger;
 import javax.sql.DataSource;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -133,13 +132,30 @@ public final class Console implements AutoCloseable {
 
     /**
      * The secret an operator types into the console to act (replay, discard, cancel, pause, run
-     * now): 16 to 200 characters. Without one the console is read-only.
+     * now): 16 to 200 printable ASCII characters, not starting or ending with a space. Without one
+     * the console is read-only.
      */
     public Builder actionToken(String token) {
       Rules.text("actionToken", token, 200, false);
       if (token.length() < 16) {
         throw new InvalidValueException(
             "actionToken", "must be 16 to 200 characters but has " + token.length());
+      }
+      // it travels in a header: a browser refuses to send a character beyond Latin-1 there and
+      // trims spaces, and other clients send UTF-8 bytes the server reads as Latin-1, so any other
+      // token would never match (the message never shows the secret)
+      for (int i = 0; i < token.length(); i++) {
+        if (token.charAt(i) < 0x20 || token.charAt(i) > 0x7E) {
+          throw new InvalidValueException(
+              "actionToken",
+              "must be printable ASCII (it is sent in an HTTP header) but has "
+                  + String.format("U+%04X", (int) token.charAt(i))
+                  + " at index "
+                  + i);
+        }
+      }
+      if (token.startsWith(" ") || token.endsWith(" ")) {
+        throw new InvalidValueException("actionToken", "must not start or end with a space");
       }
       this.token = token;
       return this;
@@ -175,15 +191,11 @@ public final class Console implements AutoCloseable {
       ConsoleConfig config = config();
       boolean loopback = bind.getAddress() != null && bind.getAddress().isLoopbackAddress();
       ConsoleHandler handler = new ConsoleHandler(config, loopback);
-      AtomicInteger n = new AtomicInteger();
-      ExecutorService executor = // a few requests at a time: the console must not load the database
-          Executors.newFixedThreadPool(
-              4,
-              r -> {
-                Thread t = new Thread(r, "postbox-console-" + n.incrementAndGet());
-                t.setDaemon(true);
-                return t;
-              });
+      // a virtual thread per request: the server reads a request on the executor's thread, so a
+      // fixed pool was held by as many slow clients (ConsoleData bounds the database work)
+      ExecutorService executor =
+          Executors.newThreadPerTaskExecutor(
+              Thread.ofVirtual().name("postbox-console-", 1).factory());
       try {
         HttpServer server = HttpServer.create(bind, 0);
         server.createContext("/", handler);

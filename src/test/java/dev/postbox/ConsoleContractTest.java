@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.postbox.testing.Await;
 import dev.postbox.testing.ConsoleClient;
+import dev.postbox.testing.QueryTimeouts;
 import dev.postbox.testing.Sql;
 import java.net.InetSocketAddress;
 import java.net.http.HttpResponse;
@@ -232,6 +233,10 @@ public abstract class ConsoleContractTest extends OutboxSuite {
     String json = shown.get("api/parked?table=postbox_outbox").body();
     assertTrue(json.contains("\"payload\":\"{\\\"card\\\":\\\"4111\\\"}\""), json);
     assertTrue(shown.get("parked?table=postbox_outbox").body().contains("4111"));
+    add(Message.of("t", "\"" + "x".repeat(9_000) + "\"").eventId("p-2"));
+    park("p-2", "boom");
+    String longOne = shown.get("api/parked?table=postbox_outbox&after=1").body();
+    assertTrue(longOne.contains("\"" + "x".repeat(4095) + "… (cut at 4096 characters)\""), longOne);
   }
 
   @Test
@@ -255,6 +260,78 @@ public abstract class ConsoleContractTest extends OutboxSuite {
     assertEquals(1, parked(), "b-0 did not match");
     assertEquals(
         5, Sql.count(ds, "SELECT COUNT(*) FROM postbox_outbox WHERE state = 0 AND attempts = 0"));
+  }
+
+  @Test
+  void errorFilterMatchesItsTextLiterallyAndCaseSensitivelyOnEveryDatabase() {
+    String[] errors = {"Timeout", "timeout", "a\\b", "ab", "50% off", "50 off", "x_y", "xzy"};
+    for (int i = 0; i < errors.length; i++) {
+      add(Message.of("t", "{}").eventId("e-" + i));
+      park("e-" + i, errors[i]);
+    }
+    ConsoleClient http = console(builder());
+    for (String needle : new String[] {"timeout", "Timeout", "a\\b", "50%", "x_y", "!", "[z]"}) {
+      String q = java.net.URLEncoder.encode(needle, java.nio.charset.StandardCharsets.UTF_8);
+      String json = http.get("api/parked?table=postbox_outbox&error=" + q).body();
+      int expected = needle.equals("!") || needle.equals("[z]") ? 0 : 1;
+      assertTrue(json.contains("\"matching\":" + expected + ","), needle + ": " + json);
+    }
+  }
+
+  @Test
+  void everyStatementOfEveryPageAndActionHasAQueryTimeout() {
+    add(
+        Message.of("t", "{}").key("k").eventId("k-1"),
+        Message.of("t", "{}").key("k").eventId("k-2"));
+    park("k-1", "boom");
+    Sql.commit(ds, c -> jobs.enqueue(c, Job.of("j", "{}").delay(java.time.Duration.ofHours(1))));
+    QueryTimeouts watch = new QueryTimeouts();
+    ConsoleClient http =
+        console(
+            Console.builder(watch.watching(ds))
+                .outbox(outbox)
+                .jobs(jobs)
+                .inbox(inbox)
+                .actionToken(TOKEN));
+    for (String page :
+        List.of(
+            "",
+            "parked?table=postbox_outbox&error=b",
+            "failing?table=postbox_jobs",
+            "blocked?table=postbox_outbox",
+            "schedules",
+            "metrics",
+            "row?table=postbox_outbox&ref=k-2")) {
+      assertEquals(200, http.get(page).statusCode(), page);
+    }
+    String[][] posts = {
+      {"api/pause", "table=postbox_jobs&name=j"},
+      {"api/resume", "table=postbox_jobs&name=j"},
+      {"api/run-now", "table=postbox_jobs&name=none"},
+      {"api/cancel", "table=postbox_jobs&id=" + Sql.count(ds, "SELECT MAX(id) FROM postbox_jobs")},
+      {"api/replay-matching", "table=postbox_outbox&error=boom"},
+      {"api/discard", "table=postbox_outbox&id=1"},
+    };
+    for (String[] post : posts) {
+      assertTrue(http.post(post[0], post[1], AUTH).statusCode() < 500, post[0]);
+    }
+    assertEquals(List.of(), watch.missing());
+  }
+
+  @Test
+  void nextPageLinkKeepsTheFilterAndThePageSize() {
+    for (int i = 0; i < 3; i++) {
+      add(Message.of("t", "{}").eventId("n-" + i));
+      park("n-" + i, "50% off");
+    }
+    ConsoleClient http = console(builder());
+    String page = http.get("parked?table=postbox_outbox&error=50%25+off&size=2").body();
+    String next = page.replaceAll("(?s).*<a class=\"next\" href=\"([^\"]*)\".*", "$1");
+    String id = next.replaceAll(".*after=", "");
+    assertEquals(
+        "parked?table=postbox_outbox&amp;error=50%25+off&amp;size=2&amp;after=" + id, next);
+    String second = http.get(next.replace("&amp;", "&")).body();
+    assertTrue(second.contains("n-2") && !second.contains("n-1"), second);
   }
 
   @Test

@@ -1,7 +1,10 @@
 package dev.postbox;
 
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.postbox.testing.JdbcProxy;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -9,6 +12,8 @@ import java.lang.reflect.Proxy;
 import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.Test;
 
@@ -21,32 +26,41 @@ import org.junit.jupiter.api.Test;
 class ConsoleGuardTest {
 
   private static String get(InetSocketAddress address, String host) throws IOException {
+    return send(address, "GET /console.css HTTP/1.1\r\nHost: " + host + "\r\n");
+  }
+
+  /** Sends {@code head} (request line and headers, each ending in CRLF), then reads the answer. */
+  private static String send(InetSocketAddress address, String head) throws IOException {
     try (Socket s = new Socket(address.getAddress(), address.getPort())) {
+      s.setSoTimeout(30_000); // an answer that never comes fails the test instead of hanging it
       OutputStream out = s.getOutputStream();
-      out.write(
-          ("GET /console.css HTTP/1.1\r\nHost: " + host + "\r\nConnection: close\r\n\r\n")
-              .getBytes(StandardCharsets.US_ASCII));
+      out.write((head + "Connection: close\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
       out.flush();
       InputStream in = s.getInputStream();
       return new String(in.readAllBytes(), StandardCharsets.UTF_8);
     }
   }
 
-  @Test
-  void onlyRequestsNamingALoopbackHostAreAnswered() throws Exception {
-    DataSource unused = // no request here reads: any use of it fails the test
+  /** A console over a database that no request may use: any use of it fails the test. */
+  private static Console unusedDatabase() {
+    DataSource unused =
         (DataSource)
             Proxy.newProxyInstance(
-                getClass().getClassLoader(),
+                ConsoleGuardTest.class.getClassLoader(),
                 new Class<?>[] {DataSource.class},
                 (proxy, method, args) -> {
                   throw new AssertionError("the database was used: " + method);
                 });
-    try (Console console =
-        Console.builder(unused)
-            .outbox(Outbox.builder().build())
-            .bind(new InetSocketAddress("127.0.0.1", 0))
-            .start()) {
+    return Console.builder(unused)
+        .outbox(Outbox.builder().build())
+        .jobs(Jobs.builder().build())
+        .bind(new InetSocketAddress("127.0.0.1", 0))
+        .start();
+  }
+
+  @Test
+  void onlyRequestsNamingALoopbackHostAreAnswered() throws Exception {
+    try (Console console = unusedDatabase()) {
       InetSocketAddress a = console.address();
       int port = a.getPort();
       for (String host : new String[] {"127.0.0.1:" + port, "localhost:" + port, "[::1]:" + port}) {
@@ -60,6 +74,62 @@ class ConsoleGuardTest {
         String response = get(a, host);
         assertTrue(response.startsWith("HTTP/1.1 403"), host + ": " + response);
         assertTrue(response.contains("loopback host only"), response);
+      }
+    }
+  }
+
+  @Test
+  void aBadRefOfTheRowPageIsRefusedWithItsNameBeforeTheDatabaseIsUsed() throws Exception {
+    try (Console console = unusedDatabase()) {
+      for (String query :
+          new String[] {
+            "table=postbox_outbox", "table=postbox_outbox&ref=%01", "table=postbox_jobs&ref=x1"
+          }) {
+        String response =
+            send(console.address(), "GET /row?" + query + " HTTP/1.1\r\nHost: 127.0.0.1\r\n");
+        assertTrue(response.startsWith("HTTP/1.1 400"), query + ": " + response);
+        assertTrue(response.contains("<p class=\"error\">ref "), query + ": " + response);
+      }
+    }
+  }
+
+  @Test
+  void anActionTokenNoClientCouldSendInAHeaderIsRefusedWithoutShowingIt() {
+    for (String token : new String[] {"€".repeat(16), "ö".repeat(16), "a-secret-of-length-16 "}) {
+      var e =
+          assertThrows(
+              InvalidValueException.class,
+              () ->
+                  Console.builder(JdbcProxy.of(DataSource.class, (p, m, a) -> null))
+                      .actionToken(token));
+      assertTrue(e.getMessage().startsWith("actionToken "), e.getMessage());
+      assertFalse(e.getMessage().contains(token.strip()), e.getMessage());
+    }
+    Console.builder(JdbcProxy.of(DataSource.class, (p, m, a) -> null))
+        .actionToken("correct horse battery staple!");
+  }
+
+  @Test
+  void clientsThatNeverFinishTheirRequestsHoldUpNoOneElse() throws Exception {
+    try (Console console = unusedDatabase()) {
+      InetSocketAddress a = console.address();
+      List<Socket> slow = new ArrayList<>();
+      try {
+        for (int i = 0; i < 16; i++) { // a request's first line and Host, then nothing more
+          Socket s = new Socket(a.getAddress(), a.getPort());
+          slow.add(s);
+          s.getOutputStream()
+              .write(
+                  "GET /console.css HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                      .getBytes(StandardCharsets.US_ASCII));
+          s.getOutputStream().flush();
+        }
+        String response = get(a, "127.0.0.1"); // hung here, read by no thread, without the fix
+        assertTrue(response.startsWith("HTTP/1.1 200"), response);
+      } finally {
+        for (Socket s : slow) {
+          s.close();
+        }
       }
     }
   }

@@ -20,6 +20,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Semaphore;
 
 /**
  * What the console reads, as the maps its JSON and its pages are made of (one source, so a page and
@@ -30,17 +31,38 @@ final class ConsoleData {
   /** The most blocked keys the overview counts and the blocked-keys page lists. */
   static final int MAX_BLOCKED_KEYS = 100;
 
+  /** The most connections the console uses at once, so that it never loads the database. */
+  static final int MAX_CONNECTIONS = 4;
+
   private final ConsoleConfig config;
   private final DialectChoice dialects = new DialectChoice();
   private final Map<String, ConsoleSql> sql = new ConcurrentHashMap<>();
   private final Rates rates = new Rates();
+  private final Semaphore connections = new Semaphore(MAX_CONNECTIONS);
 
   ConsoleData(ConsoleConfig config) {
     this.config = config;
   }
 
+  /**
+   * A connection of the console's own, on which every statement has a query timeout; at most {@link
+   * #MAX_CONNECTIONS} at once, the other requests wait (a request holds one only while it reads or
+   * acts, not while a slow client sends or receives).
+   */
   Connection connection() throws SQLException {
-    return config.dataSource().getConnection();
+    try {
+      connections.acquire();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new SQLException("interrupted while waiting for one of the console's connections", e);
+    }
+    try {
+      return TimedConnection.of(
+          config.dataSource().getConnection(), ConsoleSql.TIMEOUT_SECONDS, connections::release);
+    } catch (SQLException | RuntimeException e) {
+      connections.release();
+      throw e;
+    }
   }
 
   /** The statements on {@code table} for the database of {@code c}. */
@@ -131,6 +153,7 @@ final class ConsoleData {
       m.put("list", parked ? "parked" : "failing");
       m.put("filter", map("topic", filter.topic(), "key", filter.key(), "error", filter.error()));
       m.put("rows", list);
+      m.put("size", size);
       m.put("next", rows.size() == size ? rows.getLast().id() : null);
       if (parked) { // what a bulk action on the filter would take: at most the cap, previewed
         int matching = s.parkedIds(c, filter, config.maxActionRows() + 1).size();
@@ -165,10 +188,12 @@ final class ConsoleData {
    * whatever state: {@code "row"} is null if there is none.
    */
   Map<String, Object> row(ConsoleTable t, Params p) throws SQLException {
+    p.required(
+        "ref"); // checked before a connection is taken: a bad ref is a 400 even if it is down
+    Object ref =
+        ConsoleSql.numericRef(t.table()) ? p.number("ref", 1, Long.MAX_VALUE, 0) : p.eventId("ref");
     try (Connection c = connection()) {
       ConsoleSql s = sql(c, t);
-      p.required("ref");
-      Object ref = s.numericRef() ? p.number("ref", 1, Long.MAX_VALUE, 0) : p.eventId("ref");
       Map<String, Object> m = map("table", t.name(), "kind", t.kind(), "ref", ref);
       m.put("row", s.row(c, ref));
       m.put("keepsDelivered", t.outbox() == null || !t.outbox().keepDelivered().isZero());

@@ -25,6 +25,12 @@ final class ConsoleSql {
   /** How long any console statement may run before the driver cancels it. */
   static final int TIMEOUT_SECONDS = 5;
 
+  /**
+   * The most characters of a payload a list shows: a page of 500 rows of 1 MB payloads would be
+   * gigabytes of text in the application's memory.
+   */
+  static final int MAX_PAYLOAD_SHOWN = 4096;
+
   /** A count that read this many rows is shown as "more than {@code CAP - 1}". */
   static final long CAP = 10_001;
 
@@ -37,6 +43,7 @@ final class ConsoleSql {
   private final String replayIds;
   private final String discardIds;
   private final String row;
+  private final String errorContains;
   private final QueueTable<?> table;
 
   private final boolean payloads;
@@ -54,6 +61,7 @@ final class ConsoleSql {
     this.replayIds = fill(Sql.CONSOLE_REPLAY_IDS);
     this.discardIds = fill(Sql.CONSOLE_DISCARD_IDS);
     this.row = fill(Sql.CONSOLE_ROW);
+    this.errorContains = Home.text(Sql.CONSOLE_ERROR_CONTAINS, dialect);
   }
 
   private String fill(Sql sql) {
@@ -64,7 +72,10 @@ final class ConsoleSql {
         .replace("{ref}", table.columns().ref())
         .replace("{topic}", table.columns().topic())
         .replace("{listedKey}", table.columns().listedKey())
-        .replace("{payload}", payloads ? ", payload" : "");
+        // one character more than is shown, to tell a cut payload from one of exactly the limit
+        .replace(
+            "{payload}",
+            payloads ? ", SUBSTR(payload, 1, " + (MAX_PAYLOAD_SHOWN + 1) + ") AS payload" : "");
   }
 
   /** The overview's counts of the table, each capped at {@link #CAP}. */
@@ -104,7 +115,10 @@ final class ConsoleSql {
   List<RowView> page(Connection c, boolean parked, Filter filter, long after, int size)
       throws SQLException {
     // the failing rows are filtered outside the subquery that bounds them, by its column names
-    String match = parked ? filter.sql(table) : filter.sql("topic", "listed_key");
+    String match =
+        parked
+            ? filter.sql(table, errorContains)
+            : filter.sql("topic", "listed_key", errorContains);
     String template = parked ? parkedPage : failingPage;
     try (PreparedStatement ps = prepare(c, template.replace("{match}", match))) {
       int i = filter.bind(ps, 1);
@@ -123,7 +137,7 @@ final class ConsoleSql {
                   rs.getString("last_error"),
                   dialect.readInstant(rs, "available_at"),
                   dialect.readInstant(rs, "created_at"),
-                  payloads ? rs.getString("payload") : null));
+                  payloads ? shown(rs.getString("payload")) : null));
         }
       }
       return rows;
@@ -132,7 +146,8 @@ final class ConsoleSql {
 
   /** The ids of up to {@code limit} parked rows matching {@code filter}, oldest first. */
   List<Long> parkedIds(Connection c, Filter filter, int limit) throws SQLException {
-    try (PreparedStatement ps = prepare(c, parkedIds.replace("{match}", filter.sql(table)))) {
+    try (PreparedStatement ps =
+        prepare(c, parkedIds.replace("{match}", filter.sql(table, errorContains)))) {
       ps.setInt(filter.bind(ps, 1), limit);
       List<Long> ids = new ArrayList<>();
       try (ResultSet rs = ps.executeQuery()) {
@@ -142,6 +157,16 @@ final class ConsoleSql {
       }
       return ids;
     }
+  }
+
+  /** {@code payload} as a list shows it: cut, and saying so, if longer than it shows. */
+  private static String shown(String payload) {
+    return payload.length() <= MAX_PAYLOAD_SHOWN
+        ? payload
+        : payload.substring(0, MAX_PAYLOAD_SHOWN)
+            + "… (cut at "
+            + MAX_PAYLOAD_SHOWN
+            + " characters)";
   }
 
   /** Replays ({@code replay}) or discards the parked rows among {@code ids}; returns how many. */
@@ -161,8 +186,10 @@ final class ConsoleSql {
     return changed;
   }
 
-  /** Whether a row's ref is its numeric id (a job's), not a string (an event id). */
-  boolean numericRef() {
+  /**
+   * Whether a row's ref in {@code table} is its numeric id (a job's), not a string (an event id).
+   */
+  static boolean numericRef(QueueTable<?> table) {
     return table.columns().ref().equals("id");
   }
 
@@ -209,13 +236,14 @@ final class ConsoleSql {
   /** Every statement, filled in, for the rendered-SQL test; a filter of all three conditions. */
   Map<String, String> statements() {
     Map<String, String> all = new LinkedHashMap<>();
-    String match = new Filter("a", "b", "c").sql(table);
+    String match = new Filter("a", "b", "c").sql(table, errorContains);
     all.put("counts", counts);
     all.put("leases", leases);
     all.put("parked-page", parkedPage.replace("{match}", match));
     all.put(
         "failing-page",
-        failingPage.replace("{match}", new Filter("a", "b", "c").sql("topic", "listed_key")));
+        failingPage.replace(
+            "{match}", new Filter("a", "b", "c").sql("topic", "listed_key", errorContains)));
     all.put("parked-ids", parkedIds.replace("{match}", match));
     all.put("replay-ids", replayIds.replace("{ids}", "?, ?, ?"));
     all.put("discard-ids", discardIds.replace("{ids}", "?, ?, ?"));

@@ -14,16 +14,17 @@ record Filter(String topic, String key, String error) {
   static final Filter ALL = new Filter(null, null, null);
 
   /**
-   * The conditions to AND to a statement's WHERE: nothing, or one per value, each with a {@code ?}.
+   * The conditions to AND to a statement's WHERE: nothing, or one per value, each with a {@code ?};
+   * {@code errorContains} is the database's condition that {@code last_error} contains a text.
    */
-  String sql(QueueTable<?> table) {
-    return sql(table.columns().topic(), table.columns().listedKey());
+  String sql(QueueTable<?> table, String errorContains) {
+    return sql(table.columns().topic(), table.columns().listedKey(), errorContains);
   }
 
   /**
    * The same conditions on a row whose topic and key are the columns {@code topic}, {@code key}.
    */
-  String sql(String topicColumn, String keyColumn) {
+  String sql(String topicColumn, String keyColumn, String errorContains) {
     StringBuilder sql = new StringBuilder();
     if (topic != null) {
       sql.append(" AND ").append(topicColumn).append(" = ?");
@@ -32,7 +33,7 @@ record Filter(String topic, String key, String error) {
       sql.append(" AND ").append(keyColumn).append(" = ?");
     }
     if (error != null) {
-      sql.append(" AND last_error LIKE ? ESCAPE '!'");
+      sql.append(" AND ").append(errorContains);
     }
     return sql.toString();
   }
@@ -53,8 +54,8 @@ record Filter(String topic, String key, String error) {
     if (key != null) {
       values.add(key);
     }
-    if (error != null) { // a text the error contains: LIKE's own characters taken literally
-      values.add("%" + error.replace("!", "!!").replace("%", "!%").replace("_", "!_") + "%");
+    if (error != null) {
+      values.add(error);
     }
     return values;
   }

@@ -105,6 +105,7 @@ final class Pages {
           b.append("&amp;").append(k).append('=').append(query(f.get(k)));
         }
       }
+      b.append("&amp;size=").append(d.get("size"));
       b.append("&amp;after=").append(d.get("next")).append("\">Next page</a></p>");
     }
     return Html.page(

@@ -136,6 +136,7 @@ public enum Sql {
   CONSOLE_DISCARD_IDS(Needs.CALLER),
   CONSOLE_INBOX_COUNT(Needs.CALLER),
   CONSOLE_ROW(Needs.CALLER),
+  CONSOLE_ERROR_CONTAINS(Needs.FRAGMENT),
   // pruning the keys table of an outbox ordered by key (MySQL, MariaDB, H2)
   KEYS_PRUNE_SCAN(Needs.CALLER),
   KEYS_PRUNE_LOCK(Needs.CALLER),

@@ -15,9 +15,9 @@ public final class ConsoleSqlRendering {
     String[] params = {
       "none",
       "none",
-      "topic, key, error pattern, after id, page size",
-      "topic, key, error pattern, after id, page size",
-      "topic, key, error pattern, the limit",
+      "topic, key, error text, after id, page size",
+      "topic, key, error text, after id, page size",
+      "topic, key, error text, the limit",
       "3 ids",
       "3 ids",
       "the ref"
