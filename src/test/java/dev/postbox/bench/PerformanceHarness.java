@@ -420,6 +420,10 @@ public final class PerformanceHarness {
     if (claims != null) {
       b.claimsInFlight(claims);
     }
+    String instanceId = System.getProperty("bench.instanceId");
+    if (instanceId != null) {
+      b.instanceId(instanceId);
+    }
     Integer vacuumEvery = Integer.getInteger("bench.vacuumEvery");
     if (vacuumEvery != null) {
       b.vacuumEvery(vacuumEvery);
