@@ -156,6 +156,12 @@ final class BenchDb implements AutoCloseable {
 
   /** {@link #seedOutbox(int)} with the messages spread over {@code keys} keys, round robin. */
   void seedOutbox(int n, int keys) {
+    seedOutboxUnanalysed(n, keys);
+    analyze("postbox_outbox");
+  }
+
+  /** {@link #seedOutbox(int, int)} without refreshing the planner statistics after. */
+  void seedOutboxUnanalysed(int n, int keys) {
     seed(
         n,
         "postbox_outbox (event_id, topic, msg_key, payload, headers, available_at, created_at)",
@@ -163,7 +169,6 @@ final class BenchDb implements AutoCloseable {
             "%s, 'bench.event', %s, %s, NULL, %s, %s"
                 .formatted(
                     concat("'e'", g), concat("'k'", mod(g, keys)), payload(g), now(), now()));
-    analyze("postbox_outbox");
   }
 
   /** Inserts jobs named {@code bench-noop} whose payloads carry {@code 0 … n-1}, due now. */

@@ -1,6 +1,5 @@
 package dev.postbox.bench;
 
-import dev.postbox.Dispatcher;
 import dev.postbox.Outbox;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -91,25 +90,9 @@ final class OrderedDrain {
       Progress p = new Progress(n);
       var cpu = PerformanceHarness.cpuSnapshot();
       Outbox outbox = Outbox.builder().orderedByKey(mode.equals("ordered")).build();
-      Dispatcher dispatcher =
-          h.dispatcher(db.dataSource(), p).outbox(outbox, h.countingTransport(d)).build();
-      long start = System.nanoTime();
-      dispatcher.start();
-      try {
-        p.await(h.config.timeout(), n + " rows");
-      } finally {
-        dispatcher.close();
-      }
-      long nanos = System.nanoTime() - start;
+      long nanos = h.drain(db.dataSource(), outbox, d, p, n);
       double cpuPerRow = PerformanceHarness.cpuSince(cpu) / 1e3 / n;
-      String problems = d.problems();
-      if (!problems.isEmpty()) {
-        h.problem(what + ": " + problems);
-      }
-      long remaining = db.count("SELECT COUNT(*) FROM postbox_outbox");
-      if (remaining != 0) {
-        h.problem(what + ": " + remaining + " rows not finished");
-      }
+      h.checkDrained(what, db, d);
       double rate = n / (nanos / 1e9);
       h.log(
           "%s: %s msg/s (%d ms), client CPU %s µs/msg",

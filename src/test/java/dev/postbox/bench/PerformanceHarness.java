@@ -6,6 +6,7 @@ import dev.postbox.Delivery;
 import dev.postbox.Dispatcher;
 import dev.postbox.Envelope;
 import dev.postbox.Listener;
+import dev.postbox.Outbox;
 import dev.postbox.Transport;
 import java.io.IOException;
 import java.io.PrintStream;
@@ -34,8 +35,9 @@ import javax.sql.DataSource;
  * Prints a Markdown report; every run also checks that each message was delivered exactly once.
  *
  * <p>Workloads: W1 backlog drain, W2 produce and deliver (latency and idle CPU), W0 enqueue
- * overhead, W1 for durable jobs, and a sustained drain on PostgreSQL that watches dead tuples.
- * Single-threaded driver; not part of {@code mvn test} (see {@code PerformanceBenchmarkTest}).
+ * overhead, W1 for durable jobs, a sustained drain on PostgreSQL that watches dead tuples, the
+ * ordered drain, and the bytes logged per message ({@link WriteVolume}). Single-threaded driver;
+ * not part of {@code mvn test} (see {@code PerformanceBenchmarkTest}).
  */
 public final class PerformanceHarness {
 
@@ -46,7 +48,8 @@ public final class PerformanceHarness {
     W2,
     W0,
     SUSTAINED,
-    ORDERED
+    ORDERED,
+    VOLUME
   }
 
   /** How W2's producers make the dispatcher (Postbox or the floor) claim at once after commit. */
@@ -176,15 +179,15 @@ public final class PerformanceHarness {
 
     /**
      * {@code base} with each option overridden by a system property: {@code bench.db}
-     * (postgresql,mariadb,sqlite,h2), {@code bench.workloads} (w1,jobs,w2,w0,sustained,ordered;
-     * ordered reads {@code bench.orderedKeys}), {@code bench.sizes}, {@code bench.jobSizes}, {@code
-     * bench.reps}, {@code bench.batch}, {@code bench.concurrency}, {@code bench.pollMillis}, {@code
-     * bench.producers}, {@code bench.transactions}, {@code bench.idleMillis}, {@code
-     * bench.sustainedSize}, {@code bench.sustainedWindow}, {@code bench.warmup}, {@code
-     * bench.h2Limit}, {@code bench.floorThreads}, {@code bench.floorBatches}, {@code
-     * bench.variants} (defaults,large,send_batch,slow_send; keep_delivered when asked for), {@code
-     * bench.wake} (in_process,notify,none), {@code bench.batchTransport}, {@code
-     * bench.timeoutMinutes}.
+     * (postgresql,mariadb,sqlite,h2), {@code bench.workloads}
+     * (w1,jobs,w2,w0,sustained,ordered,volume; ordered reads {@code bench.orderedKeys}), {@code
+     * bench.sizes}, {@code bench.jobSizes}, {@code bench.reps}, {@code bench.batch}, {@code
+     * bench.concurrency}, {@code bench.pollMillis}, {@code bench.producers}, {@code
+     * bench.transactions}, {@code bench.idleMillis}, {@code bench.sustainedSize}, {@code
+     * bench.sustainedWindow}, {@code bench.warmup}, {@code bench.h2Limit}, {@code
+     * bench.floorThreads}, {@code bench.floorBatches}, {@code bench.variants}
+     * (defaults,large,send_batch,slow_send; keep_delivered when asked for), {@code bench.wake}
+     * (in_process,notify,none), {@code bench.batchTransport}, {@code bench.timeoutMinutes}.
      */
     public static Config fromSystemProperties(Config base) {
       return new Config(
@@ -278,6 +281,11 @@ public final class PerformanceHarness {
     this.progress = progress;
   }
 
+  /** A harness for a workload run on its own, outside {@link #run(Config, PrintStream)}. */
+  static PerformanceHarness forWorkload(Config config, PrintStream progress) {
+    return new PerformanceHarness(config, progress);
+  }
+
   public static void main(String[] args) {
     Report report = run(Config.fromSystemProperties(Config.full()), System.out);
     System.out.println(report.markdown());
@@ -336,6 +344,9 @@ public final class PerformanceHarness {
       }
       if (config.workloads().contains(Workload.ORDERED)) {
         md.append(new OrderedDrain(this).run(all)).append('\n');
+      }
+      if (config.workloads().contains(Workload.VOLUME)) {
+        md.append(new WriteVolume(this).run(all)).append('\n');
       }
       if (!problems.isEmpty()) {
         md.append("**Correctness problems:**\n\n");
@@ -409,11 +420,33 @@ public final class PerformanceHarness {
     if (claims != null) {
       b.claimsInFlight(claims);
     }
+    String instanceId = System.getProperty("bench.instanceId");
+    if (instanceId != null) {
+      b.instanceId(instanceId);
+    }
     Integer vacuumEvery = Integer.getInteger("bench.vacuumEvery");
     if (vacuumEvery != null) {
       b.vacuumEvery(vacuumEvery);
     }
     return config.tune().apply(b);
+  }
+
+  /**
+   * Drains {@code n} rows of {@code outbox}'s table with a dispatcher as {@link #dispatcher} builds
+   * it and the {@link #countingTransport}; returns the nanoseconds from its start until every row
+   * is finished and it is closed.
+   */
+  long drain(DataSource ds, Outbox outbox, Deliveries d, Progress p, int n)
+      throws InterruptedException {
+    Dispatcher dispatcher = dispatcher(ds, p).outbox(outbox, countingTransport(d)).build();
+    long start = System.nanoTime();
+    dispatcher.start();
+    try {
+      p.await(config.timeout(), n + " rows");
+    } finally {
+      dispatcher.close();
+    }
+    return System.nanoTime() - start;
   }
 
   /**
@@ -443,6 +476,26 @@ public final class PerformanceHarness {
   void log(String format, Object... args) {
     progress.printf(Locale.ROOT, format + "%n", args);
     progress.flush();
+  }
+
+  /**
+   * Records as problems any message of {@code d} not delivered exactly once, and any row left in
+   * {@code postbox_outbox} after a drain.
+   */
+  void checkDrained(String what, BenchDb db, Deliveries d) {
+    String problems = d.problems();
+    if (!problems.isEmpty()) {
+      problem(what + ": " + problems);
+    }
+    long remaining = db.count("SELECT COUNT(*) FROM postbox_outbox");
+    if (remaining != 0) {
+      problem(what + ": " + remaining + " rows not finished");
+    }
+  }
+
+  /** The problems recorded so far. */
+  List<String> problems() {
+    return List.copyOf(problems);
   }
 
   void problem(String what) {

@@ -32,7 +32,8 @@ class PerformanceSmokeTest {
             "`keepDelivered(Duration.ofHours(1))` beside the defaults",
             "### W2 produce and deliver",
             "### W0 enqueue overhead",
-            "### Sustained drain (PostgreSQL)")) {
+            "### Sustained drain (PostgreSQL)",
+            "### Write volume: bytes logged per message")) {
       assertTrue(report.markdown().contains(section), section + " missing:\n" + report.markdown());
     }
     for (String database : List.of("| PostgreSQL ", "| MariaDB ", "| SQLite ", "| H2 ")) {
