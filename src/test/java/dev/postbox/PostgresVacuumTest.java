@@ -76,7 +76,8 @@ class PostgresVacuumTest extends DatabaseTest {
     return Sql.count(
         ds,
         "SELECT count(*) FROM pg_stat_activity WHERE state = 'active'"
-            + " AND query LIKE 'VACUUM%postbox_outbox%' AND pid <> pg_backend_pid()");
+            + " AND (query LIKE 'VACUUM%postbox_outbox%' OR query LIKE 'ANALYZE%postbox_outbox%')"
+            + " AND pid <> pg_backend_pid()");
   }
 
   /**
@@ -103,6 +104,7 @@ class PostgresVacuumTest extends DatabaseTest {
                   .batchSize(50)
                   .vacuumEvery(50));
       Await.until(WAIT, "the drain", () -> transport.total.get() == 100);
+      // the fresh table's ANALYZE (its statistics are missing) or the VACUUM: either waits
       Await.until(WAIT, "a vacuum waiting for the lock", () -> vacuumsUnderWay() == 1);
 
       dispatcher.close();
@@ -138,7 +140,8 @@ class PostgresVacuumTest extends DatabaseTest {
       Await.until(WAIT, "every row deleted", () -> outboxRows() == 0);
       Await.until(WAIT, "the first vacuum", () -> counted.finished() >= 1 && !counted.inFlight());
       dispatcher.close();
-      assertEquals(1, counted.attempts(), "VACUUM statements sent by a non-owner");
+      // the first is the ANALYZE of the fresh table; refused, nothing more is tried
+      assertEquals(1, counted.attempts(), "VACUUM or ANALYZE statements sent by a non-owner");
       assertEquals(0, transport.duplicated());
     }
   }

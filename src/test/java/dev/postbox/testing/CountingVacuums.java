@@ -10,9 +10,10 @@ import java.util.concurrent.atomic.AtomicReference;
 import javax.sql.DataSource;
 
 /**
- * A DataSource that counts the VACUUM statements sent through {@code Statement.execute}: attempted,
- * returned normally, and finished (returned or threw). The first VACUUM can be made to throw a
- * given failure instead of running. Everything else passes straight through to the target.
+ * A DataSource that counts the VACUUM statements (and the ANALYZE a dispatcher runs on a table
+ * whose statistics are missing) sent through {@code Statement.execute}: attempted, returned
+ * normally, and finished (returned or threw). The first VACUUM can be made to throw a given failure
+ * instead of running. Everything else passes straight through to the target.
  */
 public final class CountingVacuums {
   private final DataSource target;
@@ -62,13 +63,19 @@ public final class CountingVacuums {
         });
   }
 
+  /** A VACUUM, or the ANALYZE a dispatcher runs when a table's statistics are missing. */
+  private static boolean maintenance(String sql) {
+    String upper = sql.strip().toUpperCase(Locale.ROOT);
+    return upper.startsWith("VACUUM") || upper.startsWith("ANALYZE");
+  }
+
   private Statement statement(Statement real) {
     return JdbcProxy.of(
         Statement.class,
         (proxy, method, args) -> {
           if (!method.getName().equals("execute")
               || !(args[0] instanceof String sql)
-              || !sql.strip().toUpperCase(Locale.ROOT).startsWith("VACUUM")) {
+              || !maintenance(sql)) {
             return invoke(real, method, args);
           }
           attempts.incrementAndGet();

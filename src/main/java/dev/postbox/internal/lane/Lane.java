@@ -76,7 +76,13 @@ public final class Lane<T> {
         table.limits() == null ? null : new AdmittingClaim.Pace(settings.pollInterval().toNanos());
     Outage outage = new Outage(settings, table.name());
     this.vacuum =
-        new Vacuum(dataSource, sql.vacuum(), settings.vacuumEvery(), settings.instanceId());
+        new Vacuum(
+            dataSource,
+            sql.vacuum(),
+            sql.statsStale(),
+            sql.analyze(),
+            settings.vacuumEvery(),
+            settings.instanceId());
     LaneTable lane =
         new LaneTable(
             dataSource,
@@ -170,6 +176,7 @@ public final class Lane<T> {
   }
 
   void start() {
+    vacuum.started(); // a table loaded and never analysed is analysed before claims pile up on it
     deliveries.started();
     writer.start();
     timeouts.start();

@@ -26,23 +26,40 @@ import org.slf4j.LoggerFactory;
  */
 final class Vacuum {
   private static final Logger log = LoggerFactory.getLogger(Vacuum.class);
+  private static final long CHECK_NANOS = 10_000_000_000L;
 
   private final DataSource dataSource;
   private final String statement;
   private final long everyRows;
   private final String instanceId;
   private final Pattern namesTable;
+  private final String statsStale; // null: no statistics guard
+  private final String analyze;
   private final AtomicLong sinceLast = new AtomicLong();
+  private final AtomicLong lastCheck = new AtomicLong(); // nanos of the last statistics check
   private final AtomicBoolean running = new AtomicBoolean();
+  private volatile boolean checkedOnce;
   private volatile boolean refused;
   private volatile boolean closed;
   private volatile Thread thread; // the latest vacuum's
   private volatile Statement executing; // the vacuum under way, to cancel on close
 
-  /** {@code statement} null or {@code everyRows} 0: never vacuums. */
-  Vacuum(DataSource dataSource, String statement, long everyRows, String instanceId) {
+  /**
+   * {@code statement} null or {@code everyRows} 0: never vacuums nor checks statistics. {@code
+   * statsStale} (null: none) says whether the planner's statistics are missing or far behind,
+   * {@code analyze} refreshes them.
+   */
+  Vacuum(
+      DataSource dataSource,
+      String statement,
+      String statsStale,
+      String analyze,
+      long everyRows,
+      String instanceId) {
     this.dataSource = dataSource;
     this.statement = statement;
+    this.statsStale = statsStale;
+    this.analyze = analyze;
     this.everyRows = statement == null ? 0 : everyRows;
     this.instanceId = instanceId;
     this.namesTable = statement == null ? null : namesTable(statement);
@@ -53,28 +70,108 @@ final class Vacuum {
    * the outcome writer's thread: never throws.
    */
   void finished(int rows) {
-    if (everyRows == 0 || refused || closed || sinceLast.addAndGet(rows) < everyRows) {
+    if (everyRows == 0 || refused || closed) {
       return;
     }
-    if (running.compareAndSet(false, true)) {
-      // a refusal is recorded before running is cleared, so it is seen here if it just happened
-      if (refused) {
-        running.set(false);
-        return;
-      }
-      sinceLast.set(0);
-      try {
-        Thread t = Thread.ofVirtual().name(instanceId + "-vacuum").unstarted(this::run);
-        thread = t;
-        t.start();
-      } catch (Throwable e) {
-        running.set(false);
-        log.warn("{} - could not start {}, trying again later", instanceId, statement, e);
-      }
+    sinceLast.addAndGet(rows);
+    startIfDue();
+  }
+
+  /**
+   * The lane starts: its table's statistics are looked at now, on the vacuum's thread, so a table
+   * bulk-loaded and never analysed is analysed while the first claims run.
+   */
+  void started() {
+    if (everyRows > 0 && !refused && !closed) {
+      startIfDue();
     }
   }
 
-  private void run() {
+  private boolean vacuumDue() {
+    return sinceLast.get() >= everyRows;
+  }
+
+  /**
+   * A table bulk-loaded and never analysed has its claims planned blind: its statistics are looked
+   * at with the first finished rows, then at most every {@link #CHECK_NANOS} while rows finish.
+   */
+  private boolean checkDue() {
+    return statsStale != null
+        && (!checkedOnce || System.nanoTime() - lastCheck.get() >= CHECK_NANOS);
+  }
+
+  /** Starts the vacuum's thread if it has work and is not running. */
+  private void startIfDue() {
+    if ((!vacuumDue() && !checkDue()) || !running.compareAndSet(false, true)) {
+      return;
+    }
+    // a refusal is recorded before running is cleared, so it is seen here if it just happened
+    if (refused || closed) {
+      running.set(false);
+      return;
+    }
+    try {
+      Thread t = Thread.ofVirtual().name(instanceId + "-vacuum").unstarted(this::work);
+      thread = t;
+      t.start();
+    } catch (Throwable e) {
+      running.set(false);
+      log.warn("{} - could not start {}, trying again later", instanceId, statement, e);
+    }
+  }
+
+  /**
+   * On the vacuum's thread: the statistics check if due, then the vacuum if due; and again for rows
+   * that finished meanwhile (their {@link #finished} found this running and left them here).
+   */
+  private void work() {
+    try {
+      if (checkDue()) {
+        checkedOnce = true;
+        lastCheck.set(System.nanoTime());
+        analyzeIfStale();
+      }
+      if (vacuumDue() && !refused && !closed) {
+        sinceLast.set(0);
+        run(statement);
+      }
+    } finally {
+      running.set(false);
+    }
+    if (!refused && !closed) {
+      startIfDue();
+    }
+  }
+
+  /** Runs {@link #analyze} if the statistics are missing or far behind. */
+  private void analyzeIfStale() {
+    boolean stale;
+    try {
+      stale =
+          Jdbc.autoCommit(
+              dataSource,
+              c -> {
+                try (Statement s = c.createStatement();
+                    var rs = s.executeQuery(statsStale)) {
+                  return rs.next() && rs.getBoolean(1);
+                }
+              });
+    } catch (SQLException | RuntimeException e) {
+      log.debug("{} - checking the statistics failed: {}", instanceId, e.toString());
+      return;
+    }
+    if (!stale) {
+      return;
+    }
+    log.info(
+        "{} - the planner's statistics of the table are missing or far behind its rows (never"
+            + " analysed, or a bulk load): running {} so claims do not read every due row",
+        instanceId,
+        analyze);
+    run(analyze);
+  }
+
+  private void run(String sql) {
     long started = System.nanoTime();
     try {
       SQLWarning refusal =
@@ -90,7 +187,7 @@ final class Vacuum {
                     if (closed) {
                       return null;
                     }
-                    s.execute(statement);
+                    s.execute(sql);
                   } finally {
                     executing = null; // before the connection goes back to the pool
                   }
@@ -101,24 +198,23 @@ final class Vacuum {
                 }
               });
       if (closed) {
-        log.debug("{} - {} cancelled: the dispatcher is closing", instanceId, statement);
+        log.debug("{} - {} cancelled: the dispatcher is closing", instanceId, sql);
       } else if (refusal != null) {
-        refuse(refusal.getMessage() + " (SQLState " + refusal.getSQLState() + ")");
+        refuse(sql, refusal.getMessage() + " (SQLState " + refusal.getSQLState() + ")");
       } else {
-        log.debug(
-            "{} - {} took {} ms", instanceId, statement, (System.nanoTime() - started) / 1_000_000);
+        log.debug("{} - {} took {} ms", instanceId, sql, (System.nanoTime() - started) / 1_000_000);
       }
     } catch (SQLException e) {
       if (closed) {
-        log.debug("{} - {} cancelled: the dispatcher is closing", instanceId, statement);
+        log.debug("{} - {} cancelled: the dispatcher is closing", instanceId, sql);
       } else if ("42501".equals(e.getSQLState())) {
-        refuse(e.toString());
+        refuse(sql, e.toString());
       } else {
         // a dropped connection, a restarting server, a timeout: the next vacuum may well work
         log.warn(
             "{} - {} failed, trying again after {} more finished rows: {}",
             instanceId,
-            statement,
+            sql,
             everyRows,
             e.toString());
       }
@@ -126,11 +222,9 @@ final class Vacuum {
       log.warn(
           "{} - {} failed, trying again after {} more finished rows",
           instanceId,
-          statement,
+          sql,
           everyRows,
           e);
-    } finally {
-      running.set(false);
     }
   }
 
@@ -153,13 +247,13 @@ final class Vacuum {
     return t != null && Joins.join(t, Duration.ofSeconds(30));
   }
 
-  private void refuse(String why) {
+  private void refuse(String sql, String why) {
     refused = true;
     log.warn(
         "{} - {} refused, not trying again (vacuum the table yourself, turn autovacuum on, or run"
             + " the dispatcher as the table's owner): {}",
         instanceId,
-        statement,
+        sql,
         why);
   }
 

@@ -364,4 +364,14 @@ public final class QueueSql {
   public String vacuum() {
     return text(Sql.VACUUM);
   }
+
+  /** {@link Sql#STATS_STALE}, or null where the database needs none. */
+  public String statsStale() {
+    return text(Sql.STATS_STALE);
+  }
+
+  /** {@link Sql#ANALYZE}, or null where the database needs none. */
+  public String analyze() {
+    return text(Sql.ANALYZE);
+  }
 }

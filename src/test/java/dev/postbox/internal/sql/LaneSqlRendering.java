@@ -299,6 +299,8 @@ public final class LaneSqlRendering {
     }
     if (sql.vacuum() != null) {
       out.add("vacuum", "none", sql.vacuum());
+      out.add("stats-stale", "none", sql.statsStale());
+      out.add("analyze", "none", sql.analyze());
     }
   }
 

@@ -1,0 +1,2 @@
+-- params: none
+ANALYZE postbox_outbox
