@@ -12,6 +12,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * One scenario's run: starts dispatcher processes (and always ends them), kills them with the
@@ -25,7 +26,9 @@ final class Harness implements AutoCloseable {
   final Profile profile;
   private final List<Child> children = new CopyOnWriteArrayList<>();
   private final List<Kill> kills = new ArrayList<>();
-  private int started;
+  // processes are started from several threads at once (Scenarios.startAll): two that read the
+  // same count got the same instance id, and the second one's registration insert failed
+  private final AtomicInteger started = new AtomicInteger();
 
   /** A kill -9: when (database clock, right after the process died) and what it held then. */
   record Kill(String instance, Instant at, List<String> held) {}
@@ -54,7 +57,7 @@ final class Harness implements AutoCloseable {
 
   /** A fresh instance id for this scenario: each (re)started process gets a new one. */
   String nextInstance(String role) {
-    return scenario + "-" + db.label + "-" + role + "-" + (++started);
+    return scenario + "-" + db.label + "-" + role + "-" + started.incrementAndGet();
   }
 
   Child start(String role, Map<String, String> options) {
