@@ -22,14 +22,14 @@ import java.util.regex.Pattern;
  * Immutable; templates are read once and cached, thread-safe.
  */
 public enum Home {
-  POSTGRESQL("postgresql", Claiming.ONE_STATEMENT, false, true, true),
-  MYSQL("mysql", Claiming.LOCK_BY_ID_PIPELINED, false, true, false),
+  POSTGRESQL("postgresql", Claiming.ONE_STATEMENT, HeadCheck.NO_PRIOR, true, true),
+  MYSQL("mysql", Claiming.LOCK_BY_ID_PIPELINED, HeadCheck.FIRST_PENDING, true, false),
   // with state IN (0, 2) H2 read every index entry of the key to tell whether a row is its head;
   // with one state per probe it reads the range before the row
-  H2("h2", Claiming.LOCK_BY_ID, true, true, false),
+  H2("h2", Claiming.LOCK_BY_ID, HeadCheck.NO_PRIOR_PER_STATE, true, false),
   // UPDATE … RETURNING returns the values as updated, so a hand-back is due at once (one claim at
   // a time: only rows of the last claim can move)
-  SQLITE("sqlite", Claiming.WRITE_LOCKED_TRANSACTION, false, false, false);
+  SQLITE("sqlite", Claiming.WRITE_LOCKED_TRANSACTION, HeadCheck.NO_PRIOR, false, false);
 
   /** How a database claims: which {@link ClaimStrategy} runs its claim statements. */
   enum Claiming {
@@ -43,16 +43,26 @@ public enum Home {
     LOCK_BY_ID_PIPELINED
   }
 
+  /** How a claim checks that a keyed row is the head of its key ({@link KeyOrder#headFilter}). */
+  enum HeadCheck {
+    /** No row of the key before it in a blocking state: one probe of the key index. */
+    NO_PRIOR,
+    /** The same, one probe per blocking state. */
+    NO_PRIOR_PER_STATE,
+    /**
+     * It is the key's first pending row (one probe that stops at the first entry), and where parked
+     * rows block, no parked row of the key is before it.
+     */
+    FIRST_PENDING
+  }
+
   private static final Pattern INCLUDE = Pattern.compile("\\{_([a-z-]+)}");
 
   private final String folder;
   final Claiming claiming;
 
-  /**
-   * Whether the check that a keyed row is the head of its key probes the key index once per
-   * blocking state ({@link KeyOrder#headFilter}).
-   */
-  final boolean headCheckPerState;
+  /** How the check that a keyed row is the head of its key probes the key index. */
+  final HeadCheck headCheck;
 
   /**
    * Whether every claim returns each row's {@code available_at} as it was before the claim, in a
@@ -71,12 +81,12 @@ public enum Home {
   Home(
       String folder,
       Claiming claiming,
-      boolean headCheckPerState,
+      HeadCheck headCheck,
       boolean claimReturnsDue,
       boolean claimReturnsCharge) {
     this.folder = folder;
     this.claiming = claiming;
-    this.headCheckPerState = headCheckPerState;
+    this.headCheck = headCheck;
     this.claimReturnsDue = claimReturnsDue;
     this.claimReturnsCharge = claimReturnsCharge;
   }

@@ -16,15 +16,28 @@ public record KeyOrder(String keyColumn, boolean parkedBlocks) {
 
   /**
    * The claim condition that a keyed row is the head of its key, for a row of {@code table} ({@link
-   * Sql#HEAD}); rows whose id is in {@code gone} (a subquery, or null) count as finished already.
-   * {@code perState}: one check per blocking state, each a range of the key index {@code (key,
-   * state, id)}, for a database that does not probe that index with a list of states.
+   * Sql#HEAD}), checked as {@code check} says; rows whose id is in {@code gone} (a subquery, or
+   * null) count as finished already (not with {@link Home.HeadCheck#FIRST_PENDING}).
    */
-  String headFilter(String table, String gone, boolean perState) {
+  String headFilter(String table, String gone, Home.HeadCheck check) {
     String noPriors =
-        !perState || !parkedBlocks
-            ? noPrior(table, gone, blockingStates())
-            : "(" + noPrior(table, gone, "0") + " AND " + noPrior(table, gone, "2") + ")";
+        switch (check) {
+          case NO_PRIOR -> noPrior(table, gone, blockingStates());
+          case NO_PRIOR_PER_STATE ->
+              parkedBlocks
+                  ? "(" + noPrior(table, gone, "0") + " AND " + noPrior(table, gone, "2") + ")"
+                  : noPrior(table, gone, "0");
+          case FIRST_PENDING -> {
+            if (gone != null) {
+              throw new IllegalArgumentException("the first pending row cannot skip finished ones");
+            }
+            String first =
+                Home.common(Sql.FIRST_PENDING)
+                    .replace("{table}", table)
+                    .replace("{key}", keyColumn);
+            yield parkedBlocks ? "(" + first + " AND " + noPrior(table, null, "2") + ")" : first;
+          }
+        };
     return " AND "
         + Home.common(Sql.HEAD)
             .replace("{noPriors}", noPriors)

@@ -88,9 +88,7 @@ public final class QueueSql {
             : null;
     String filter =
         t.clauses().claimFilter()
-            + (order == null || !heads
-                ? ""
-                : order.headFilter(t.name(), finished, home.headCheckPerState));
+            + (order == null || !heads ? "" : order.headFilter(t.name(), finished, home.headCheck));
     return template
         .replace("{after}", "{key} > ? AND ")
         .replace("{table}", t.name())

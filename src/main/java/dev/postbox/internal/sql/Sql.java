@@ -58,6 +58,7 @@ public enum Sql {
   // parts of the statements above
   HEAD(Needs.FRAGMENT),
   NO_PRIOR(Needs.FRAGMENT),
+  FIRST_PENDING(Needs.FRAGMENT),
   BEHIND_PARKED_COUNT(Needs.FRAGMENT),
   BLOCKED_KEYS_COUNT(Needs.FRAGMENT),
   FINISHED_IDS(Needs.FRAGMENT),
