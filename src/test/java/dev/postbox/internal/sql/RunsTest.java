@@ -24,6 +24,18 @@ class RunsTest {
     assertEquals(List.of(1L, 7L, 8L), kept, "3 is behind 2, which another claim holds");
   }
 
+  @Test
+  void manyHeadsWithRoomForFewerThanFourRowsEachReadNoRuns() throws Exception {
+    // 200 keyed heads, room for 299 more rows: one each at most, each a branch of the runs' read
+    List<Claimed<String>> heads = new java.util.ArrayList<>();
+    for (long id = 1; id <= 200; id++) {
+      heads.add(row(id).as("k" + id, null, false, true));
+    }
+    // no statement is prepared: the connection is never used
+    assertEquals(List.of(), Runs.plan(null, null, heads, 500));
+    assertEquals(List.of(), Runs.plan(null, null, heads.subList(0, 17), 17 * 4));
+  }
+
   private static Claimed<String> row(long id) {
     return new Claimed<>(id, 1, 1, 0, "e" + id, "t", "x");
   }
