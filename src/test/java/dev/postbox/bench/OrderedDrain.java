@@ -38,6 +38,7 @@ final class OrderedDrain {
               String k = db.name() + "/" + n + "/" + keys + "/" + mode;
               r.computeIfAbsent(k, x -> new ArrayList<>()).add(v[0]);
               r.computeIfAbsent(k + "/cpu", x -> new ArrayList<>()).add(v[1]);
+              r.computeIfAbsent(k + "/db", x -> new ArrayList<>()).add(v[2]);
             }
           }
         }
@@ -53,7 +54,9 @@ final class OrderedDrain {
             "ordered ÷ unordered",
             "target",
             "CPU µs/msg unordered",
-            "CPU µs/msg ordered");
+            "CPU µs/msg ordered",
+            "database CPU µs/msg unordered",
+            "database CPU µs/msg ordered");
     for (BenchDb db : dbs) {
       for (int n : h.config.drainSizes()) {
         for (int keys : keyCounts) {
@@ -70,17 +73,23 @@ final class OrderedDrain {
               Stats.ratio(o / u),
               Stats.met(o / u, target, true),
               Stats.decimal(Stats.median(r.getOrDefault(k + "unordered/cpu", List.of())), 1),
-              Stats.decimal(Stats.median(r.getOrDefault(k + "ordered/cpu", List.of())), 1));
+              Stats.decimal(Stats.median(r.getOrDefault(k + "ordered/cpu", List.of())), 1),
+              Stats.decimal(Stats.median(r.getOrDefault(k + "unordered/db", List.of())), 1),
+              Stats.decimal(Stats.median(r.getOrDefault(k + "ordered/db", List.of())), 1));
         }
       }
     }
     return "### W1 ordered: backlog drain in key order\n\n"
         + "Messages spread round robin over the keys; Postbox at its defaults (ordered by key), and"
-        + " with `orderedByKey(false)`, interleaved in the same run; medians.\n\n"
+        + " with `orderedByKey(false)`, interleaved in the same run; medians. Database CPU: the"
+        + " local server's processes (`/proc`), every client's.\n\n"
         + t;
   }
 
-  /** One drain; returns msg/s and this process's CPU microseconds per message. */
+  /**
+   * One drain; returns msg/s, this process's CPU microseconds per message and the database server's
+   * (NaN where it is not a local process).
+   */
   private double[] measure(BenchDb db, int n, int keys, String mode, String label) {
     String what = "W1 ordered " + db.name() + " " + n + " " + keys + " keys " + mode + " " + label;
     try {
@@ -88,19 +97,28 @@ final class OrderedDrain {
       db.seedOutbox(n, keys);
       Deliveries d = new Deliveries(n);
       Progress p = new Progress(n);
+      String server = ServerCpu.processName(db);
+      double serverBefore = ServerCpu.micros(server);
       var cpu = PerformanceHarness.cpuSnapshot();
       Outbox outbox = Outbox.builder().orderedByKey(mode.equals("ordered")).build();
       long nanos = h.drain(db.dataSource(), outbox, d, p, n);
       double cpuPerRow = PerformanceHarness.cpuSince(cpu) / 1e3 / n;
+      double serverAfter = ServerCpu.micros(server);
+      double serverPerRow =
+          serverBefore < 0 || serverAfter < 0 ? Double.NaN : (serverAfter - serverBefore) / n;
       h.checkDrained(what, db, d);
       double rate = n / (nanos / 1e9);
       h.log(
-          "%s: %s msg/s (%d ms), client CPU %s µs/msg",
-          what, Stats.rate(rate), nanos / 1_000_000, Stats.decimal(cpuPerRow, 1));
-      return new double[] {rate, cpuPerRow};
+          "%s: %s msg/s (%d ms), client CPU %s µs/msg, database CPU %s µs/msg",
+          what,
+          Stats.rate(rate),
+          nanos / 1_000_000,
+          Stats.decimal(cpuPerRow, 1),
+          Stats.decimal(serverPerRow, 1));
+      return new double[] {rate, cpuPerRow, serverPerRow};
     } catch (Exception e) {
       h.problem(what + ": failed: " + e);
-      return new double[] {Double.NaN, Double.NaN};
+      return new double[] {Double.NaN, Double.NaN, Double.NaN};
     }
   }
 }

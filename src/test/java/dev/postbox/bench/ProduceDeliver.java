@@ -111,7 +111,12 @@ final class ProduceDeliver {
       IntConsumer afterCommit;
       boolean signal = wake == Wake.IN_PROCESS;
       if (postbox) {
-        Outbox outbox = Outbox.builder().notifyDispatchers(wake == Wake.NOTIFY).build();
+        // -Dbench.w2Unordered=true: Postbox unordered, to tell ordering's part of the latency
+        Outbox outbox =
+            Outbox.builder()
+                .notifyDispatchers(wake == Wake.NOTIFY)
+                .orderedByKey(!Boolean.getBoolean("bench.w2Unordered"))
+                .build();
         dispatcher =
             h.dispatcher(db.dataSource(), p).outbox(outbox, h.countingTransport(d)).build();
         dispatcher.start();
