@@ -14,15 +14,20 @@ import java.util.List;
  * MySQL's and MariaDB's claim: {@link LockByIdClaim}'s steps in four round trips instead of six,
  * since MariaDB Connector/J 3 sends a batch of text statements in one (checked in the server's
  * general log): the begin with the finish, the read of the candidates, the locking read, the UPDATE
- * with the COMMIT. Values are written into the batched statements: ids and numbers as digits, the
- * instance id as {@code _utf8mb4 X'…'}, read the same under every {@code sql_mode}. (MySQL's own
- * Connector/J runs such a batch one statement at a time: same statements, no gain.)
+ * with the COMMIT. A claim that takes runs behind its heads sends the heads' UPDATE alone first:
+ * the server runs every statement of a batch, and after a deadlock, which rolls back the whole
+ * transaction, the rest run in auto-commit; only the batch's last UPDATE may be followed by the
+ * COMMIT, which then commits nothing. Values are written into the batched statements: ids and
+ * numbers as digits, the instance id as {@code _utf8mb4 X'…'}, read the same under every {@code
+ * sql_mode}. (MySQL's own Connector/J runs such a batch one statement at a time: same statements,
+ * no gain.)
  *
  * <p>If the UPDATE of the last batch fails (a lock wait timeout, which rolls back only its
  * statement; a killed query, a server fault), its COMMIT still runs: that commits the finish and
- * the locks only, as two transactions would; the rows stay due for the next claim. Its error is
- * therefore no {@link NothingWritten}: the claim's retry, or the writer, finishing the same rows
- * again finds them gone, which is no lost lease ({@link Finish#maybeWritten}).
+ * the locks only, as two transactions would, or after a deadlock nothing; the rows stay due for the
+ * next claim. Its error is therefore no {@link NothingWritten}: the claim's retry, or the writer,
+ * finishing the same rows again finds them gone (or, after a deadlock, still there, and finishes
+ * them), which is no lost lease ({@link Finish#maybeWritten}).
  */
 final class PipelinedClaim extends LockByIdClaim {
   private final String ownerLiteral;
@@ -61,10 +66,15 @@ final class PipelinedClaim extends LockByIdClaim {
         // between that read and the locking one leaves rows committed meanwhile to the next claim
         boolean searchedAll = lockWithRuns(c, request);
         List<Long> heads = ids(request.into(), true);
+        List<Long> runs = ids(request.into(), false); // not charged an attempt until sent
         if (!heads.isEmpty()) {
           s.addBatch(inlined(sql.withIds(Sql.LEASE, heads.size()), leaseMillis, heads));
+          if (!runs.isEmpty()) {
+            // alone: a deadlock rolls back the whole transaction, and the statements after it in
+            // the batch then run in auto-commit, so the runs' lease would commit on its own
+            s.executeBatch();
+          }
         }
-        List<Long> runs = ids(request.into(), false); // not charged an attempt until sent
         if (!runs.isEmpty()) {
           s.addBatch(inlined(sql.withIds(Sql.LEASE_RUN, runs.size()), leaseMillis, runs));
         }
