@@ -16,12 +16,12 @@ public record KeyOrder(String keyColumn, boolean parkedBlocks) {
 
   /**
    * The claim condition that a keyed row is the head of its key, for a row of {@code table} ({@link
-   * Sql#HEAD}), checked as {@code check} says; rows whose id is in {@code gone} (a subquery, or
-   * null) count as finished already (not with {@link Home.HeadCheck#FIRST_PENDING}).
+   * Sql#HEAD}), checked as {@code home}'s database does; rows whose id is in {@code gone} (a
+   * subquery, or null) count as finished already (not with {@link Home.HeadCheck#FIRST_PENDING}).
    */
-  String headFilter(String table, String gone, Home.HeadCheck check) {
+  String headFilter(String table, String gone, Home home) {
     String noPriors =
-        switch (check) {
+        switch (home.headCheck) {
           case NO_PRIOR -> noPrior(table, gone, blockingStates());
           case NO_PRIOR_PER_STATE ->
               parkedBlocks
@@ -32,7 +32,7 @@ public record KeyOrder(String keyColumn, boolean parkedBlocks) {
               throw new IllegalArgumentException("the first pending row cannot skip finished ones");
             }
             String first =
-                Home.common(Sql.FIRST_PENDING)
+                home.template(Sql.FIRST_PENDING)
                     .replace("{table}", table)
                     .replace("{key}", keyColumn);
             yield parkedBlocks ? "(" + first + " AND " + noPrior(table, null, "2") + ")" : first;

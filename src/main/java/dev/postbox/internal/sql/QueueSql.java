@@ -88,7 +88,7 @@ public final class QueueSql {
             : null;
     String filter =
         t.clauses().claimFilter()
-            + (order == null || !heads ? "" : order.headFilter(t.name(), finished, home.headCheck));
+            + (order == null || !heads ? "" : order.headFilter(t.name(), finished, home));
     return template
         .replace("{after}", "{key} > ? AND ")
         .replace("{table}", t.name())
