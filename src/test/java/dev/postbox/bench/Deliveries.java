@@ -59,6 +59,16 @@ final class Deliveries {
     }
   }
 
+  /** {@link System#nanoTime()} when message {@code index} was committed; 0 if not noted. */
+  long committedAt(int index) {
+    return committedAt.get(index);
+  }
+
+  /** {@link System#nanoTime()} of message {@code index}'s first delivery; 0 if none. */
+  long deliveredAt(int index) {
+    return deliveredAt.get(index);
+  }
+
   /** Empty if every message was delivered exactly once, else what went wrong. */
   String problems() {
     int missing = 0;

@@ -12,6 +12,7 @@ import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.sql.SQLException;
 import java.time.Duration;
 import java.time.LocalDate;
 import java.util.ArrayList;
@@ -36,8 +37,9 @@ import javax.sql.DataSource;
  *
  * <p>Workloads: W1 backlog drain, W2 produce and deliver (latency and idle CPU), W0 enqueue
  * overhead, W1 for durable jobs, a sustained drain on PostgreSQL that watches dead tuples, the
- * ordered drain, and the bytes logged per message ({@link WriteVolume}). Single-threaded driver;
- * not part of {@code mvn test} (see {@code PerformanceBenchmarkTest}).
+ * ordered drain, the bytes logged per message ({@link WriteVolume}), and on request W2 at a fixed
+ * rate through a long-open transaction ({@link HeldHorizon}). Single-threaded driver; not part of
+ * {@code mvn test} (see {@code PerformanceBenchmarkTest}).
  */
 public final class PerformanceHarness {
 
@@ -49,7 +51,9 @@ public final class PerformanceHarness {
     W0,
     SUSTAINED,
     ORDERED,
-    VOLUME
+    VOLUME,
+    /** Not in {@link Config#full()} or {@link Config#smoke()}: minutes per contestant. */
+    HORIZON
   }
 
   /** How W2's producers make the dispatcher (Postbox or the floor) claim at once after commit. */
@@ -127,7 +131,7 @@ public final class PerformanceHarness {
     public static Config full() {
       return new Config(
           ALL,
-          EnumSet.allOf(Workload.class),
+          EnumSet.complementOf(EnumSet.of(Workload.HORIZON)),
           List.of(50_000, 500_000),
           List.of(50_000),
           3,
@@ -154,7 +158,7 @@ public final class PerformanceHarness {
     public static Config smoke() {
       return new Config(
           ALL,
-          EnumSet.allOf(Workload.class),
+          EnumSet.complementOf(EnumSet.of(Workload.HORIZON)),
           List.of(200),
           List.of(200),
           1,
@@ -180,14 +184,15 @@ public final class PerformanceHarness {
     /**
      * {@code base} with each option overridden by a system property: {@code bench.db}
      * (postgresql,mariadb,sqlite,h2), {@code bench.workloads}
-     * (w1,jobs,w2,w0,sustained,ordered,volume; ordered reads {@code bench.orderedKeys}), {@code
-     * bench.sizes}, {@code bench.jobSizes}, {@code bench.reps}, {@code bench.batch}, {@code
-     * bench.concurrency}, {@code bench.pollMillis}, {@code bench.producers}, {@code
-     * bench.transactions}, {@code bench.idleMillis}, {@code bench.sustainedSize}, {@code
-     * bench.sustainedWindow}, {@code bench.warmup}, {@code bench.h2Limit}, {@code
-     * bench.floorThreads}, {@code bench.floorBatches}, {@code bench.variants}
-     * (defaults,large,send_batch,slow_send; keep_delivered when asked for), {@code bench.wake}
-     * (in_process,notify,none), {@code bench.batchTransport}, {@code bench.timeoutMinutes}.
+     * (w1,jobs,w2,w0,sustained,ordered,volume,horizon; ordered reads {@code bench.orderedKeys},
+     * horizon those {@link HeldHorizon} names), {@code bench.sizes}, {@code bench.jobSizes}, {@code
+     * bench.reps}, {@code bench.batch}, {@code bench.concurrency}, {@code bench.pollMillis}, {@code
+     * bench.producers}, {@code bench.transactions}, {@code bench.idleMillis}, {@code
+     * bench.sustainedSize}, {@code bench.sustainedWindow}, {@code bench.warmup}, {@code
+     * bench.h2Limit}, {@code bench.floorThreads}, {@code bench.floorBatches}, {@code
+     * bench.variants} (defaults,large,send_batch,slow_send; keep_delivered when asked for), {@code
+     * bench.wake} (in_process,notify,none), {@code bench.batchTransport}, {@code
+     * bench.timeoutMinutes}.
      */
     public static Config fromSystemProperties(Config base) {
       return new Config(
@@ -348,6 +353,9 @@ public final class PerformanceHarness {
       if (config.workloads().contains(Workload.VOLUME)) {
         md.append(new WriteVolume(this).run(all)).append('\n');
       }
+      if (config.workloads().contains(Workload.HORIZON)) {
+        md.append(HeldHorizon.fromSystemProperties(this).run(all)).append('\n');
+      }
       if (!problems.isEmpty()) {
         md.append("**Correctness problems:**\n\n");
         problems.forEach(p -> md.append("- ").append(p).append('\n'));
@@ -401,7 +409,8 @@ public final class PerformanceHarness {
   /**
    * A Postbox dispatcher builder as a user would configure it for this run: the run's batch size,
    * concurrency and poll interval, everything else default, counting finished rows into {@code
-   * progress} through the listener; then {@link Config#tune}.
+   * progress} through the listener, which also logs retried claims and outcome writes and lost
+   * leases; then {@link Config#tune}.
    */
   Dispatcher.Builder dispatcher(DataSource ds, Progress progress) {
     Dispatcher.Builder b =
@@ -414,6 +423,16 @@ public final class PerformanceHarness {
                   @Override
                   public void delivered(Delivery delivery, Duration elapsed) {
                     progress.add(1);
+                  }
+
+                  @Override
+                  public void retried(String table, String operation, SQLException error) {
+                    log("Postbox retried its %s on %s: %s", operation, table, error);
+                  }
+
+                  @Override
+                  public void leaseLost(String table, int count) {
+                    log("Postbox lost the lease of %d rows of %s", count, table);
                   }
                 });
     Integer claims = Integer.getInteger("bench.claimsInFlight");

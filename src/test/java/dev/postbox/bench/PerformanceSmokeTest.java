@@ -3,9 +3,11 @@ package dev.postbox.bench;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.postbox.Database;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
@@ -39,6 +41,34 @@ class PerformanceSmokeTest {
     for (String database : List.of("| PostgreSQL ", "| MariaDB ", "| SQLite ", "| H2 ")) {
       assertTrue(
           report.markdown().contains(database), database + " missing:\n" + report.markdown());
+    }
+  }
+
+  @Test
+  void heldHorizonDeliversEachMessageExactlyOnce() {
+    ByteArrayOutputStream log = new ByteArrayOutputStream();
+    PerformanceHarness h =
+        PerformanceHarness.forWorkload(
+            PerformanceHarness.Config.smoke(), new PrintStream(log, true, StandardCharsets.UTF_8));
+    List<BenchDb> dbs = List.of(BenchDb.open(Database.POSTGRESQL), BenchDb.open(Database.MYSQL));
+    String markdown;
+    try {
+      markdown =
+          new HeldHorizon(
+                  h,
+                  200,
+                  List.of(Duration.ofSeconds(2), Duration.ofSeconds(2), Duration.ofSeconds(2)),
+                  Duration.ofSeconds(1),
+                  List.of("postbox", "floor"))
+              .run(dbs);
+    } finally {
+      dbs.forEach(BenchDb::close);
+    }
+
+    assertEquals(List.of(), h.problems(), log.toString(StandardCharsets.UTF_8));
+    for (String section :
+        List.of("#### PostgreSQL, Postbox", "#### PostgreSQL, floor", "#### MariaDB, Postbox")) {
+      assertTrue(markdown.contains(section), section + " missing:\n" + markdown);
     }
   }
 }

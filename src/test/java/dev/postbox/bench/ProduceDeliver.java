@@ -1,7 +1,6 @@
 package dev.postbox.bench;
 
 import dev.postbox.Database;
-import dev.postbox.Dispatcher;
 import dev.postbox.Message;
 import dev.postbox.Outbox;
 import dev.postbox.PostboxException;
@@ -13,12 +12,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.atomic.AtomicReference;
-import java.util.function.IntConsumer;
-import org.postgresql.PGConnection;
 
 /**
  * W2, produce and deliver: producer threads commit transactions of one business row and one message
@@ -30,7 +24,6 @@ import org.postgresql.PGConnection;
  */
 final class ProduceDeliver {
   private static final String[] METRICS = {"rate", "p50", "p99", "idle", "machine"};
-  private static final String FLOOR_CHANNEL = "bench_floor";
 
   private final PerformanceHarness h;
   private final AtomicLong retries = new AtomicLong();
@@ -99,76 +92,20 @@ final class ProduceDeliver {
     int total = h.config.producers() * perProducer;
     Deliveries d = new Deliveries(total);
     Progress p = new Progress(total);
-    AtomicBoolean stop = new AtomicBoolean();
-    FloorWake condition = new FloorWake();
-    AtomicReference<Throwable> floorFailure = new AtomicReference<>();
-    Dispatcher dispatcher = null;
-    Thread floor = null;
-    Thread listener = null;
+    W2Contestant contestant = null;
     try {
       db.reset();
-      Producers.Enqueuer enqueuer;
-      IntConsumer afterCommit;
-      boolean signal = wake == Wake.IN_PROCESS;
-      if (postbox) {
-        // -Dbench.w2Unordered=true: Postbox unordered, to tell ordering's part of the latency
-        Outbox outbox =
-            Outbox.builder()
-                .notifyDispatchers(wake == Wake.NOTIFY)
-                .orderedByKey(!Boolean.getBoolean("bench.w2Unordered"))
-                .build();
-        dispatcher =
-            h.dispatcher(db.dataSource(), p).outbox(outbox, h.countingTransport(d)).build();
-        dispatcher.start();
-        Dispatcher started = dispatcher;
-        enqueuer = c -> index -> add(outbox, c, index);
-        afterCommit =
-            index -> {
-              d.committed(index);
-              if (signal) {
-                started.wakeUp();
-              }
-            };
-      } else {
-        floor =
-            Thread.ofPlatform()
-                .name("bench-floor")
-                .start(
-                    () -> {
-                      try {
-                        Floor.run(
-                            db,
-                            Floor.Kind.OUTBOX,
-                            h.config.batchSize(),
-                            Floor.Order.DUE,
-                            row -> d.delivered(row.index()),
-                            p,
-                            condition,
-                            h.config.pollInterval(),
-                            stop::get,
-                            retries);
-                      } catch (Throwable e) {
-                        floorFailure.set(e);
-                      }
-                    });
-        if (wake == Wake.NOTIFY) {
-          enqueuer = Producers.handWrittenNotifying(FLOOR_CHANNEL);
-          listener = listen(db, condition, stop, floorFailure);
-        } else {
-          enqueuer = Producers.handWrittenPerTransaction(db);
-        }
-        afterCommit =
-            index -> {
-              d.committed(index);
-              if (signal) {
-                condition.signal();
-              }
-            };
-      }
+      contestant = W2Contestant.start(h, db, postbox, wake, d, p, retries);
       Thread.sleep(200); // the dispatcher's first, empty claim is done: it waits like in production
       long machineBefore = PerformanceHarness.machineCpuMicros();
       long start = System.nanoTime();
-      Producers.run(db, h.config.producers(), perProducer, enqueuer, afterCommit, retries);
+      Producers.run(
+          db,
+          h.config.producers(),
+          perProducer,
+          contestant.enqueuer(),
+          contestant.afterCommit(),
+          retries);
       p.await(h.config.timeout(), total + " messages");
       long nanos = System.nanoTime() - start;
       double machine =
@@ -204,22 +141,9 @@ final class ProduceDeliver {
       h.problem(what + ": failed: " + e);
       return new Result(Double.NaN, Double.NaN, Double.NaN, Double.NaN, Double.NaN);
     } finally {
-      if (dispatcher != null) {
-        dispatcher.close();
-      }
-      stop.set(true);
-      condition.signal();
-      for (Thread t : new Thread[] {floor, listener}) {
-        try {
-          if (t != null) {
-            t.join();
-          }
-        } catch (InterruptedException e) {
-          Thread.currentThread().interrupt();
-        }
-      }
-      if (floorFailure.get() != null) {
-        h.problem(what + ": floor loop failed: " + floorFailure.get());
+      Throwable floorFailure = contestant == null ? null : contestant.stop();
+      if (floorFailure != null) {
+        h.problem(what + ": floor loop failed: " + floorFailure);
       }
       String problems = d.problems();
       if (!problems.isEmpty()) {
@@ -234,42 +158,6 @@ final class ProduceDeliver {
     }
   }
 
-  /**
-   * The floor's LISTEN, by hand: one pooled connection in {@code LISTEN}, pgjdbc's {@code
-   * getNotifications} with a 1 s timeout, one signal per batch of notifications.
-   */
-  private static Thread listen(
-      BenchDb db, FloorWake condition, AtomicBoolean stop, AtomicReference<Throwable> failure)
-      throws InterruptedException {
-    CountDownLatch listening = new CountDownLatch(1);
-    Thread t =
-        Thread.ofPlatform()
-            .name("bench-floor-listen")
-            .start(
-                () -> {
-                  try (Connection c = db.dataSource().getConnection()) {
-                    c.setAutoCommit(true);
-                    try (var s = c.createStatement()) {
-                      s.execute("LISTEN " + FLOOR_CHANNEL);
-                    }
-                    listening.countDown();
-                    PGConnection pg = c.unwrap(PGConnection.class);
-                    while (!stop.get()) {
-                      var notifications = pg.getNotifications(1000);
-                      if (notifications != null && notifications.length > 0) {
-                        condition.signal();
-                      }
-                    }
-                  } catch (Throwable e) {
-                    failure.set(e);
-                    listening.countDown();
-                  }
-                });
-    listening.await();
-    return t;
-  }
-
-  /** {@code outbox.add} as an application calls it: a stable event id and a partition key. */
   /** {@code outbox.add} as most callers write it: the event id generated by Postbox. */
   static void add(Outbox outbox, Connection c, int index) throws SQLException {
     add(outbox, c, Message.of("order.placed", Deliveries.payload(index)), index);

@@ -30,6 +30,14 @@ final class Producers {
 
   static final Enqueuer NOTHING = c -> index -> {};
 
+  /** Blocks until a producer's transaction may begin: an offered rate instead of a closed loop. */
+  interface Pace {
+    void await(int producer, int transaction) throws InterruptedException;
+  }
+
+  /** Each producer begins its next transaction as soon as the last one committed. */
+  static final Pace FLAT_OUT = (producer, transaction) -> {};
+
   /**
    * A plain INSERT into the shipped outbox table, written as a user would: prepared once per
    * connection, the database clock for both times, no headers.
@@ -129,6 +137,19 @@ final class Producers {
       IntConsumer afterCommit,
       AtomicLong retries)
       throws InterruptedException {
+    return run(db, producers, perProducer, enqueuer, afterCommit, retries, FLAT_OUT);
+  }
+
+  /** {@link #run(BenchDb, int, int, Enqueuer, IntConsumer, AtomicLong)}, each transaction paced. */
+  static long run(
+      BenchDb db,
+      int producers,
+      int perProducer,
+      Enqueuer enqueuer,
+      IntConsumer afterCommit,
+      AtomicLong retries,
+      Pace pace)
+      throws InterruptedException {
     CountDownLatch ready = new CountDownLatch(producers);
     CountDownLatch go = new CountDownLatch(1);
     AtomicReference<Throwable> failure = new AtomicReference<>();
@@ -141,7 +162,16 @@ final class Producers {
               .start(
                   () -> {
                     try {
-                      produce(db, producer, perProducer, enqueuer, afterCommit, retries, ready, go);
+                      produce(
+                          db,
+                          producer,
+                          perProducer,
+                          enqueuer,
+                          afterCommit,
+                          retries,
+                          pace,
+                          ready,
+                          go);
                     } catch (Throwable e) {
                       failure.compareAndSet(null, e);
                       ready.countDown();
@@ -168,6 +198,7 @@ final class Producers {
       Enqueuer enqueuer,
       IntConsumer afterCommit,
       AtomicLong retries,
+      Pace pace,
       CountDownLatch ready,
       CountDownLatch go)
       throws SQLException, InterruptedException {
@@ -181,6 +212,7 @@ final class Producers {
       go.await();
       for (int i = 0; i < perProducer; i++) {
         int index = producer * perProducer + i;
+        pace.await(producer, i);
         for (int attempt = 1; ; attempt++) {
           try {
             business.setString(1, "customer-" + index % 100);

@@ -108,7 +108,8 @@ final class SustainedDrain {
         + t;
   }
 
-  private static String autovacuumSettings(BenchDb db) {
+  /** The server's autovacuum switch and naptime, as a phrase. */
+  static String autovacuumSettings(BenchDb db) {
     try (Connection c = db.dataSource().getConnection();
         Statement s = c.createStatement();
         ResultSet rs =
@@ -225,7 +226,7 @@ final class SustainedDrain {
           return;
         }
         long[] stats = stats(db);
-        long[] scan = claimScan(db);
+        long[] scan = claimScan(db, h.config.batchSize());
         synchronized (out) {
           while (out.size() <= crossed) {
             out.add(
@@ -246,7 +247,7 @@ final class SustainedDrain {
   }
 
   /** n_dead_tup and autovacuum_count of postbox_outbox. */
-  private static long[] stats(BenchDb db) throws SQLException {
+  static long[] stats(BenchDb db) throws SQLException {
     try (Connection c = db.dataSource().getConnection();
         Statement s = c.createStatement();
         ResultSet rs =
@@ -257,12 +258,15 @@ final class SustainedDrain {
     }
   }
 
-  /** Shared buffers touched and microseconds spent by one claim's index scan, right now. */
-  private long[] claimScan(BenchDb db) throws SQLException {
+  /**
+   * Shared buffers touched and microseconds spent by one claim's index scan for {@code limit} rows,
+   * right now (PostgreSQL).
+   */
+  static long[] claimScan(BenchDb db, int limit) throws SQLException {
     String sql =
         "EXPLAIN (ANALYZE, BUFFERS, TIMING OFF) SELECT id FROM postbox_outbox WHERE state = 0 AND"
             + " available_at <= now() ORDER BY available_at, id LIMIT "
-            + h.config.batchSize();
+            + limit;
     long buffers = -1;
     double ms = Double.NaN;
     try (Connection c = db.dataSource().getConnection();
