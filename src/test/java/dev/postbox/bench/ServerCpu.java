@@ -41,9 +41,12 @@ final class ServerCpu {
           if (!stat.substring(open + 1, close).equals(name)) {
             continue;
           }
-          // after "pid (comm) ": state is field 3, utime 14 and stime 15
+          // after "pid (comm) ": state is field 3, utime 14, stime 15, and the CPU of its ended
+          // children 16 and 17 (PostgreSQL's backends that exit count in the postmaster's)
           String[] f = stat.substring(close + 2).split(" ");
-          ticks += Long.parseLong(f[11]) + Long.parseLong(f[12]);
+          for (int i = 11; i <= 14; i++) {
+            ticks += Long.parseLong(f[i]);
+          }
           found = true;
         } catch (IOException | RuntimeException gone) {
           // the process ended meanwhile

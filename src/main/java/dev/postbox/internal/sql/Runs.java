@@ -16,7 +16,8 @@ import java.util.Set;
  * needs a second step for them (all but PostgreSQL, see the catalogue's {@code claim-runs}): the
  * next pending rows of each keyed head's key, oldest first, up to the first that is not due. Each
  * head gets an equal share of the batch, so that one long key does not crowd out the others, and
- * the runs are cut to the batch with the first rows behind every head before the second ones.
+ * the runs are cut to the batch with the first rows behind every head before the second ones; a
+ * claim of many heads with room for only a few rows behind each reads none ({@link #MIN_SHARE}).
  *
  * <p>Only the claim holding a head's lock takes its runs: no other claim can take a row whose key
  * has an older pending row ({@link KeyOrder#headFilter}).

@@ -2,6 +2,7 @@ package dev.postbox.internal.sql;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
@@ -27,7 +28,7 @@ class RunsTest {
   @Test
   void manyHeadsWithRoomForFewerThanFourRowsEachReadNoRuns() throws Exception {
     // 200 keyed heads, room for 299 more rows: one each at most, each a branch of the runs' read
-    List<Claimed<String>> heads = new java.util.ArrayList<>();
+    List<Claimed<String>> heads = new ArrayList<>();
     for (long id = 1; id <= 200; id++) {
       heads.add(row(id).as("k" + id, null, false, true));
     }
