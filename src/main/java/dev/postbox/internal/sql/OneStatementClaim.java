@@ -64,9 +64,9 @@ final class OneStatementClaim extends LeasingClaim {
     if (probe != null) {
       statement = sql.probe(probe);
     } else if (carried != null) {
-      statement = sql.claimAfterFinish(carried.ids.size(), keepDone);
+      statement = sql.planned(sql.claimAfterFinish(carried.ids.size(), keepDone));
     } else {
-      statement = sql.text(Sql.CLAIM);
+      statement = sql.planned(sql.text(Sql.CLAIM));
     }
     sql.statements.with(
         c,
@@ -78,7 +78,7 @@ final class OneStatementClaim extends LeasingClaim {
           } else if (probe != null) { // a normal claim's limit is the batch size, in its SQL
             ps.setInt(QueueSql.bindIds(ps, p, probe.excluded()), request.limit());
           }
-          try (ResultSet rs = ps.executeQuery()) {
+          try (ResultSet rs = probe != null ? ps.executeQuery() : sql.claimed(ps)) {
             ClaimedRows.read(rs, sql, 0, true, request.reader(), request.into(), carried, null);
           }
           return null;
@@ -98,7 +98,10 @@ final class OneStatementClaim extends LeasingClaim {
       List<Claimed<T>> into)
       throws SQLException {
     String statement =
-        carried != null ? sql.claimRunsAfterFinish(carried.ids.size(), keepDone) : sql.claimRuns();
+        sql.planned(
+            carried != null
+                ? sql.claimRunsAfterFinish(carried.ids.size(), keepDone)
+                : sql.claimRuns());
     int[] window = {0};
     sql.statements.with(
         c,
@@ -110,7 +113,7 @@ final class OneStatementClaim extends LeasingClaim {
           if (carried != null) {
             QueueSql.bindFence(ps, p, owner, carried.claims, carried.ids);
           }
-          try (ResultSet rs = ps.executeQuery()) {
+          try (ResultSet rs = sql.claimed(ps)) {
             ClaimedRows.read(rs, sql, 0, true, reader, into, carried, n -> window[0] = n);
           }
           return null;

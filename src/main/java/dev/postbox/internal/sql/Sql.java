@@ -11,6 +11,7 @@ import java.util.Locale;
  */
 public enum Sql {
   BEGIN_CLAIM(Needs.CALLER),
+  CLAIM_PLAN,
   CLAIM,
   CLAIM_AFTER_FINISH,
   PROBE,

@@ -103,6 +103,7 @@ public final class LaneSqlRendering {
         runs
             ? "leased_by, lease millis, the far heads' ids (an array), how many rows at most"
             : "leased_by, lease millis";
+    out.add("claim-plan", "none", sql.text(Sql.CLAIM_PLAN));
     out.add(claim, leaseParams, runs ? sql.claimRuns() : sql.text(Sql.CLAIM));
     for (boolean keepDone : keepDone()) {
       for (int n : PADDED) {
