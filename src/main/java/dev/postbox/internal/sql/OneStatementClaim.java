@@ -1,6 +1,7 @@
 package dev.postbox.internal.sql;
 
 import java.sql.Connection;
+import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.List;
@@ -10,12 +11,18 @@ import java.util.List;
  * delivered since the last claim (the catalogue's {@code claim-after-finish}): one round trip and
  * one commit claim new rows and finish delivered ones. On a table ordered by key, a claim whose
  * window of due rows held too few heads is followed by a walk over the keys and a second claim of
- * the heads it found ({@link KeyWalk}).
+ * the heads it found ({@link KeyWalk}). Each claim is sent after its plan settings ({@link
+ * Sql#CLAIM_PLAN}), in the same text, so that it is planned for index scans whatever the table's
+ * statistics say.
  */
 final class OneStatementClaim extends LeasingClaim {
+  // the settings a claim is planned under, sent before it ({@link Sql#CLAIM_PLAN}); null: none
+  private final String plan;
 
   OneStatementClaim(QueueSql sql, String owner, long leaseMillis, boolean keepDone) {
     super(sql, owner, leaseMillis, keepDone);
+    String text = sql.text(Sql.CLAIM_PLAN);
+    this.plan = text == null ? null : text + "\n";
   }
 
   @Override
@@ -64,9 +71,9 @@ final class OneStatementClaim extends LeasingClaim {
     if (probe != null) {
       statement = sql.probe(probe);
     } else if (carried != null) {
-      statement = sql.planned(sql.claimAfterFinish(carried.ids.size(), keepDone));
+      statement = planned(sql.claimAfterFinish(carried.ids.size(), keepDone));
     } else {
-      statement = sql.planned(sql.text(Sql.CLAIM));
+      statement = planned(sql.text(Sql.CLAIM));
     }
     sql.statements.with(
         c,
@@ -78,7 +85,7 @@ final class OneStatementClaim extends LeasingClaim {
           } else if (probe != null) { // a normal claim's limit is the batch size, in its SQL
             ps.setInt(QueueSql.bindIds(ps, p, probe.excluded()), request.limit());
           }
-          try (ResultSet rs = probe != null ? ps.executeQuery() : sql.claimed(ps)) {
+          try (ResultSet rs = probe != null ? ps.executeQuery() : claimed(ps)) {
             ClaimedRows.read(rs, sql, 0, true, request.reader(), request.into(), carried, null);
           }
           return null;
@@ -98,7 +105,7 @@ final class OneStatementClaim extends LeasingClaim {
       List<Claimed<T>> into)
       throws SQLException {
     String statement =
-        sql.planned(
+        planned(
             carried != null
                 ? sql.claimRunsAfterFinish(carried.ids.size(), keepDone)
                 : sql.claimRuns());
@@ -113,11 +120,28 @@ final class OneStatementClaim extends LeasingClaim {
           if (carried != null) {
             QueueSql.bindFence(ps, p, owner, carried.claims, carried.ids);
           }
-          try (ResultSet rs = sql.claimed(ps)) {
+          try (ResultSet rs = claimed(ps)) {
             ClaimedRows.read(rs, sql, 0, true, reader, into, carried, n -> window[0] = n);
           }
           return null;
         });
     return window[0];
+  }
+
+  /** {@code claim} after its plan settings, sent with it as one statement text. */
+  private String planned(String claim) {
+    return plan == null ? claim : plan + claim;
+  }
+
+  /** Runs {@code ps}, prepared from {@link #planned}, and returns the claim's rows. */
+  private ResultSet claimed(PreparedStatement ps) throws SQLException {
+    if (plan == null) {
+      return ps.executeQuery();
+    }
+    ps.execute(); // the settings' row, then the claim's
+    if (!ps.getMoreResults()) {
+      throw new SQLException("a claim returned no rows after its plan settings");
+    }
+    return ps.getResultSet();
   }
 }

@@ -187,28 +187,6 @@ public final class QueueSql {
     return finishTexts.text(FinishTexts.Form.CLAIM, n, keepDone);
   }
 
-  /**
-   * {@code claim} after the settings it is to be planned under ({@link Sql#CLAIM_PLAN}), sent with
-   * it as one statement text; {@code claim} itself where the database has none. Run it with {@link
-   * #claimed}.
-   */
-  String planned(String claim) {
-    String plan = text(Sql.CLAIM_PLAN);
-    return plan == null ? claim : plan + "\n" + claim;
-  }
-
-  /** Runs {@code ps}, prepared from {@link #planned}, and returns the claim's rows. */
-  ResultSet claimed(PreparedStatement ps) throws SQLException {
-    if (text(Sql.CLAIM_PLAN) == null) {
-      return ps.executeQuery();
-    }
-    ps.execute(); // the settings' row, then the claim's
-    if (!ps.getMoreResults()) {
-      throw new SQLException("a claim returned no rows after its plan settings");
-    }
-    return ps.getResultSet();
-  }
-
   /** The claim of heads and the runs behind them, where the database does it in one statement. */
   String claimRuns() {
     return text(Sql.CLAIM_RUNS);
