@@ -10,7 +10,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * A PostgreSQL table bulk-loaded and never analysed has its claims planned blind (every due row
- * read and sorted: docs/performance.md#no-statistics-needed): the dispatcher notices at its first
+ * read and sorted: docs/performance.md#no-statistics-needed-postgresql): the dispatcher notices at its first
  * finished rows and runs ANALYZE, long before its first vacuum.
  */
 class PostgresStatisticsGuardTest extends OutboxSuite {
