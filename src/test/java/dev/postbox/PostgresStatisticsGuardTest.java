@@ -10,8 +10,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * A PostgreSQL table bulk-loaded and never analysed has its claims planned blind (every due row
- * read and sorted: docs/performance.md#no-statistics-needed-postgresql): the dispatcher notices at its first
- * finished rows and runs ANALYZE, long before its first vacuum.
+ * read and sorted: docs/performance.md#no-statistics-needed-postgresql): the dispatcher notices at
+ * its first finished rows and runs ANALYZE, long before its first vacuum.
  */
 class PostgresStatisticsGuardTest extends OutboxSuite {
   @Override
