@@ -98,7 +98,7 @@ public final class Lane<T> {
             wakeUps::claimingSoon,
             state::written,
             e -> stopAfter("outcome writer", e));
-    this.timeouts = new DeliveryTimeouts(name, TIMEOUT_GRACE);
+    this.timeouts = new DeliveryTimeouts(name, TIMEOUT_GRACE, settings.concurrency());
     this.deliveries =
         new Deliveries<>(
             recipient,

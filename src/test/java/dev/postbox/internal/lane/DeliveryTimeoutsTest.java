@@ -19,7 +19,7 @@ class DeliveryTimeoutsTest {
   private static final Duration SOON = Duration.ofMillis(10);
   private static final Duration WAIT = Duration.ofSeconds(30);
 
-  private final DeliveryTimeouts timeouts = new DeliveryTimeouts("test", Duration.ofSeconds(5));
+  private final DeliveryTimeouts timeouts = new DeliveryTimeouts("test", Duration.ofSeconds(5), 4);
   private final CountDownLatch release = new CountDownLatch(1);
 
   DeliveryTimeoutsTest() {
