@@ -110,16 +110,17 @@ final class DeliveryTimeouts {
 
   /**
    * Watches the delivery running on the calling thread: unless it {@linkplain Watch#settle settles}
-   * within {@code timeout}, its thread is interrupted and {@code onTimeout} runs on the watchdog's
-   * thread. {@code timeout} null: no limit, the {@link #NONE} watch.
+   * within {@code timeout} of {@code startedNanos} (its {@link System#nanoTime} when it started),
+   * its thread is interrupted and {@code onTimeout} runs on the watchdog's thread. {@code timeout}
+   * null: no limit, the {@link #NONE} watch.
    *
    * @param what names the delivery in the WARN if it ignores the interrupt (ids, never payloads)
    */
-  Watch watch(Duration timeout, Runnable onTimeout, Supplier<String> what) {
+  Watch watch(Duration timeout, long startedNanos, Runnable onTimeout, Supplier<String> what) {
     if (timeout == null) {
       return NONE;
     }
-    long deadline = System.nanoTime() + timeout.toNanos();
+    long deadline = startedNanos + timeout.toNanos();
     Watch w = new Watch(this, Thread.currentThread(), deadline, timeout, onTimeout, what);
     place(w);
     if (scanning || deadline - wakeAt < 0) {
