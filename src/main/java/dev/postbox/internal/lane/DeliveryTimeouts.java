@@ -89,6 +89,10 @@ final class DeliveryTimeouts {
   // one itself or sleeps no longer than its deadline): a watch due sooner wakes it
   private volatile long wakeAt;
   private volatile boolean scanning = true;
+  // the shortest timeout watched so far: with nothing watched the watchdog sleeps that long, which
+  // no later watch of a timeout as long ends before, so that such a watch need not wake it (short
+  // deliveries are mostly over by the time it looks: it found none and was woken by the next)
+  private volatile long shortestNanos = LONGEST_SLEEP_NANOS;
   private volatile boolean stopped;
 
   /**
@@ -120,7 +124,11 @@ final class DeliveryTimeouts {
     if (timeout == null) {
       return NONE;
     }
-    long deadline = startedNanos + timeout.toNanos();
+    long timeoutNanos = timeout.toNanos();
+    if (timeoutNanos < shortestNanos) {
+      shortestNanos = timeoutNanos; // a race may keep a longer one: the deadline test below holds
+    }
+    long deadline = startedNanos + timeoutNanos;
     Watch w = new Watch(this, Thread.currentThread(), deadline, timeout, onTimeout, what);
     place(w);
     if (scanning || deadline - wakeAt < 0) {
@@ -166,7 +174,7 @@ final class DeliveryTimeouts {
     while (!stopped) {
       scanning = true;
       long now = System.nanoTime();
-      long next = now + LONGEST_SLEEP_NANOS;
+      long next = now + shortestNanos;
       for (int i = 0; i < cells.length(); i++) {
         Watch w = cells.get(i);
         next = w == null ? next : check(w, now, next);
