@@ -7,6 +7,7 @@ import dev.postbox.internal.sql.Claimed;
 import dev.postbox.internal.sql.Home;
 import dev.postbox.internal.sql.Limits;
 import dev.postbox.internal.sql.QueueTable;
+import dev.postbox.internal.sql.RowReader;
 import dev.postbox.internal.sql.Sql;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -87,18 +88,28 @@ final class JobRows {
     return new QueueTable<>(table, columns, clauses, JobRows::read, null, limits);
   }
 
-  private static Claimed<JobContext> read(
-      ResultSet rs, Dialect d, long id, int attempt, int claims, boolean leased)
+  /** Reads claimed rows of {@code rs} into job contexts, their columns looked up once. */
+  private static RowReader.Rows<JobContext> read(ResultSet rs, Dialect d, boolean leased)
       throws SQLException {
-    String name = rs.getString("name");
-    int maxAttempts = rs.getInt("max_attempts");
-    // a row read before the claim may still have its key in dedupe_key
-    String key = rs.getString("running_key");
-    key = key != null ? key : rs.getString("dedupe_key");
-    Instant dueAt = d.readInstant(rs, leased ? "due_at" : "available_at");
-    Instant tick = d.readInstant(rs, "tick_at");
-    JobContext job =
-        new JobContext(id, name, rs.getString("payload"), attempt, maxAttempts, key, tick, dueAt);
-    return new Claimed<>(id, attempt, claims, maxAttempts, Long.toString(id), name, job);
+    int nameColumn = rs.findColumn("name");
+    int maxAttemptsColumn = rs.findColumn("max_attempts");
+    int runningKeyColumn = rs.findColumn("running_key");
+    int dedupeKeyColumn = rs.findColumn("dedupe_key");
+    int dueColumn = rs.findColumn(leased ? "due_at" : "available_at");
+    int tickColumn = rs.findColumn("tick_at");
+    int payloadColumn = rs.findColumn("payload");
+    return (id, attempt, claims) -> {
+      String name = rs.getString(nameColumn);
+      int maxAttempts = rs.getInt(maxAttemptsColumn);
+      // a row read before the claim may still have its key in dedupe_key
+      String key = rs.getString(runningKeyColumn);
+      key = key != null ? key : rs.getString(dedupeKeyColumn);
+      Instant dueAt = d.readInstant(rs, dueColumn);
+      Instant tick = d.readInstant(rs, tickColumn);
+      JobContext job =
+          new JobContext(
+              id, name, rs.getString(payloadColumn), attempt, maxAttempts, key, tick, dueAt);
+      return new Claimed<>(id, attempt, claims, maxAttempts, Long.toString(id), name, job);
+    };
   }
 }

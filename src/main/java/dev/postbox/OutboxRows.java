@@ -9,6 +9,7 @@ import dev.postbox.internal.dialect.Dialect;
 import dev.postbox.internal.sql.Claimed;
 import dev.postbox.internal.sql.KeyOrder;
 import dev.postbox.internal.sql.QueueTable;
+import dev.postbox.internal.sql.RowReader;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Types;
@@ -84,20 +85,28 @@ final class OutboxRows {
         table, columns, QueueTable.Clauses.NONE, OutboxRows::read, keyOrder, null);
   }
 
-  private static Claimed<Envelope> read(
-      ResultSet rs, Dialect d, long id, int attempt, int claims, boolean leased)
+  /** Reads claimed rows of {@code rs} into envelopes, their columns looked up once. */
+  private static RowReader.Rows<Envelope> read(ResultSet rs, Dialect d, boolean leased)
       throws SQLException {
-    String eventId = rs.getString("event_id");
-    String topic = rs.getString("topic");
-    Envelope envelope =
-        new Envelope(
-            eventId,
-            topic,
-            rs.getString("msg_key"),
-            rs.getString("payload"),
-            HeadersCodec.decode(rs.getString("headers")),
-            attempt,
-            d.readInstant(rs, "created_at"));
-    return new Claimed<>(id, attempt, claims, 0, eventId, topic, envelope);
+    int eventIdColumn = rs.findColumn("event_id");
+    int topicColumn = rs.findColumn("topic");
+    int keyColumn = rs.findColumn("msg_key");
+    int payloadColumn = rs.findColumn("payload");
+    int headersColumn = rs.findColumn("headers");
+    int createdColumn = rs.findColumn("created_at");
+    return (id, attempt, claims) -> {
+      String eventId = rs.getString(eventIdColumn);
+      String topic = rs.getString(topicColumn);
+      Envelope envelope =
+          new Envelope(
+              eventId,
+              topic,
+              rs.getString(keyColumn),
+              rs.getString(payloadColumn),
+              HeadersCodec.decode(rs.getString(headersColumn)),
+              attempt,
+              d.readInstant(rs, createdColumn));
+      return new Claimed<>(id, attempt, claims, 0, eventId, topic, envelope);
+    };
   }
 }

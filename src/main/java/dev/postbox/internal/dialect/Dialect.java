@@ -23,7 +23,15 @@ public interface Dialect {
   String nowPlusMillis();
 
   /** Reads a timestamp column written by {@link #now()} or {@link #nowPlusMillis()}. */
-  Instant readInstant(ResultSet rs, String column) throws SQLException;
+  default Instant readInstant(ResultSet rs, String column) throws SQLException {
+    return readInstant(rs, rs.findColumn(column));
+  }
+
+  /**
+   * {@link #readInstant(ResultSet, String)} by the column's position, for a reader of many rows
+   * that looks its columns up once.
+   */
+  Instant readInstant(ResultSet rs, int column) throws SQLException;
 
   /** Binds {@code t} to parameter {@code i} as the tables store times. */
   void bindInstant(PreparedStatement ps, int i, Instant t) throws SQLException;

@@ -27,7 +27,7 @@ final class MySqlDialect implements Dialect {
   }
 
   @Override
-  public Instant readInstant(ResultSet rs, String column) throws SQLException {
+  public Instant readInstant(ResultSet rs, int column) throws SQLException {
     LocalDateTime value = rs.getObject(column, LocalDateTime.class);
     return value == null ? null : value.toInstant(ZoneOffset.UTC);
   }

@@ -33,7 +33,7 @@ final class SqliteDialect implements Dialect {
   }
 
   @Override
-  public Instant readInstant(ResultSet rs, String column) throws SQLException {
+  public Instant readInstant(ResultSet rs, int column) throws SQLException {
     long millis = rs.getLong(column);
     return rs.wasNull() ? null : Instant.ofEpochMilli(millis);
   }

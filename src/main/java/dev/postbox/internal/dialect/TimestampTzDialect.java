@@ -40,7 +40,7 @@ abstract class TimestampTzDialect implements Dialect {
   }
 
   @Override
-  public Instant readInstant(ResultSet rs, String column) throws SQLException {
+  public Instant readInstant(ResultSet rs, int column) throws SQLException {
     OffsetDateTime value = rs.getObject(column, OffsetDateTime.class);
     return value == null ? null : value.toInstant();
   }

@@ -85,9 +85,7 @@ record ClaimParts<T>(
       List<Claimed<T>> rows)
       throws SQLException {
     ClaimReport report = claimer.claim(limit, probe, carried, searchAll, rows);
-    for (Claimed<T> row : rows) {
-      state.held.put(row.id(), row);
-    }
+    state.held.addAll(rows);
     return report;
   }
 

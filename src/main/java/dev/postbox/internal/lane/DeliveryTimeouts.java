@@ -9,6 +9,7 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
@@ -42,6 +43,7 @@ final class DeliveryTimeouts {
     private final Duration timeout;
     private final Runnable onTimeout;
     private final Supplier<String> what;
+    private int cell; // its place in cells, -1 in overflow; written before it is published
     private long abandonAt; // watchdog thread only
 
     private Watch(
@@ -70,7 +72,7 @@ final class DeliveryTimeouts {
       if (!settled.compareAndSet(false, true)) {
         return false;
       }
-      owner.watched.remove(this);
+      owner.forget(this);
       return true;
     }
   }
@@ -78,21 +80,31 @@ final class DeliveryTimeouts {
   private final String name;
   private final long graceNanos;
   private final Thread thread;
-  private final Set<Watch> watched = ConcurrentHashMap.newKeySet();
+  // the watches: each in a cell of its own, found from its thread's id (a cell costs a delivery
+  // less than a concurrent set's add and remove); more at once than cells go to the overflow
+  private final AtomicReferenceArray<Watch> cells;
+  private final Set<Watch> overflow = ConcurrentHashMap.newKeySet();
   private final List<Watch> interrupted = new ArrayList<>(); // watchdog thread only
   // what the watchdog sleeps until, and whether it is looking at the watches (then it sees a new
   // one itself or sleeps no longer than its deadline): a watch due sooner wakes it
   private volatile long wakeAt;
   private volatile boolean scanning = true;
+  // the shortest timeout watched so far: with nothing watched the watchdog sleeps that long, which
+  // no later watch of a timeout as long ends before, so that such a watch need not wake it (short
+  // deliveries are mostly over by the time it looks: it found none and was woken by the next)
+  private volatile long shortestNanos = LONGEST_SLEEP_NANOS;
   private volatile boolean stopped;
 
   /**
    * @param name the lane's name, for the thread and the logs
    * @param grace how long a thread may take to end after its interrupt before it is abandoned
+   * @param concurrency how many deliveries are watched at once, at most, as a rule
    */
-  DeliveryTimeouts(String name, Duration grace) {
+  DeliveryTimeouts(String name, Duration grace, int concurrency) {
     this.name = name;
     this.graceNanos = grace.toNanos();
+    this.cells =
+        new AtomicReferenceArray<>(Integer.highestOneBit(Math.max(8, concurrency) * 4 - 1));
     this.thread = Thread.ofVirtual().name(name + "-timeouts").unstarted(this::run);
   }
 
@@ -102,18 +114,23 @@ final class DeliveryTimeouts {
 
   /**
    * Watches the delivery running on the calling thread: unless it {@linkplain Watch#settle settles}
-   * within {@code timeout}, its thread is interrupted and {@code onTimeout} runs on the watchdog's
-   * thread. {@code timeout} null: no limit, the {@link #NONE} watch.
+   * within {@code timeout} of {@code startedNanos} (its {@link System#nanoTime} when it started),
+   * its thread is interrupted and {@code onTimeout} runs on the watchdog's thread. {@code timeout}
+   * null: no limit, the {@link #NONE} watch.
    *
    * @param what names the delivery in the WARN if it ignores the interrupt (ids, never payloads)
    */
-  Watch watch(Duration timeout, Runnable onTimeout, Supplier<String> what) {
+  Watch watch(Duration timeout, long startedNanos, Runnable onTimeout, Supplier<String> what) {
     if (timeout == null) {
       return NONE;
     }
-    long deadline = System.nanoTime() + timeout.toNanos();
+    long timeoutNanos = timeout.toNanos();
+    if (timeoutNanos < shortestNanos) {
+      shortestNanos = timeoutNanos; // a race may keep a longer one: the deadline test below holds
+    }
+    long deadline = startedNanos + timeoutNanos;
     Watch w = new Watch(this, Thread.currentThread(), deadline, timeout, onTimeout, what);
-    watched.add(w);
+    place(w);
     if (scanning || deadline - wakeAt < 0) {
       LockSupport.unpark(thread);
     }
@@ -130,18 +147,40 @@ final class DeliveryTimeouts {
     return thread.isAlive() && Joins.join(thread, Duration.ofDays(1));
   }
 
+  /** Puts {@code w} in a free cell, the first from its thread's id on, or in the overflow. */
+  private void place(Watch w) {
+    int mask = cells.length() - 1;
+    int start = (int) w.thread.threadId();
+    for (int i = 0; i <= mask; i++) {
+      w.cell = (start + i) & mask;
+      if (cells.get(w.cell) == null && cells.compareAndSet(w.cell, null, w)) {
+        return;
+      }
+    }
+    w.cell = -1;
+    overflow.add(w);
+  }
+
+  /** Drops {@code w}, settled just now: only the one who settled it does. */
+  private void forget(Watch w) {
+    if (w.cell >= 0) {
+      cells.set(w.cell, null);
+    } else {
+      overflow.remove(w);
+    }
+  }
+
   private void run() {
     while (!stopped) {
       scanning = true;
       long now = System.nanoTime();
-      long next = now + LONGEST_SLEEP_NANOS;
-      for (Watch w : watched) {
-        if (now - w.deadline < 0) {
-          next = w.deadline - next < 0 ? w.deadline : next;
-        } else if (w.settled.compareAndSet(false, true)) {
-          watched.remove(w);
-          timeOut(w);
-        }
+      long next = now + shortestNanos;
+      for (int i = 0; i < cells.length(); i++) {
+        Watch w = cells.get(i);
+        next = w == null ? next : check(w, now, next);
+      }
+      for (Watch w : overflow) {
+        next = check(w, now, next);
       }
       next = abandonIgnored(now, next);
       wakeAt = next;
@@ -151,6 +190,18 @@ final class DeliveryTimeouts {
         LockSupport.parkNanos(this, wait);
       }
     }
+  }
+
+  /** Times {@code w} out if its deadline has passed; returns the sooner of it and {@code next}. */
+  private long check(Watch w, long now, long next) {
+    if (now - w.deadline < 0) {
+      return w.deadline - next < 0 ? w.deadline : next;
+    }
+    if (w.settled.compareAndSet(false, true)) {
+      forget(w);
+      timeOut(w);
+    }
+    return next;
   }
 
   /** Interrupts the delivery's thread, then records its timeout (its slot is free after this). */

@@ -98,7 +98,7 @@ public final class Lane<T> {
             wakeUps::claimingSoon,
             state::written,
             e -> stopAfter("outcome writer", e));
-    this.timeouts = new DeliveryTimeouts(name, TIMEOUT_GRACE);
+    this.timeouts = new DeliveryTimeouts(name, TIMEOUT_GRACE, settings.concurrency());
     this.deliveries =
         new Deliveries<>(
             recipient,
@@ -127,7 +127,7 @@ public final class Lane<T> {
       extraLoops.add(new ExtraClaimLoop<>(parts, claimer(lane)));
     }
     // renewal gets its own thread: a long cleanup must never delay it past a lease
-    this.leases = new LeaseRenewer(dataSource, sql, settings, state.held::keySet);
+    this.leases = new LeaseRenewer(dataSource, sql, settings, state.held::ids);
     this.renewer =
         new Periodic(
             name + "-renew", List.of(new Periodic.Task(settings.lease().dividedBy(3), leases)));

@@ -1,9 +1,6 @@
 package dev.postbox.internal.lane;
 
-import dev.postbox.internal.sql.Claimed;
 import java.util.List;
-import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * What a lane's claim loops, deliveries and writer share about where the lane stands: the rows it
@@ -11,7 +8,7 @@ import java.util.concurrent.ConcurrentHashMap;
  */
 final class LaneState<T> {
   // rows claimed and not yet recorded: waiting to start, running, or waiting for the writer
-  final Map<Long, Claimed<T>> held = new ConcurrentHashMap<>();
+  final HeldRows<T> held = new HeldRows<>();
   final Backlog backlog = new Backlog();
   final IdleWatch idle = new IdleWatch();
   private volatile boolean stopping;
@@ -28,9 +25,6 @@ final class LaneState<T> {
   /** Outcomes written (or dropped): their rows are no longer held. */
   void written(List<Outcome> batch) {
     idle.touched();
-    for (Outcome o : batch) {
-      // this claim of the row only, by identity: a newer claim may be equal in every field
-      held.computeIfPresent(o.row().id(), (id, row) -> row == o.row() ? null : row);
-    }
+    held.removeAll(batch);
   }
 }

@@ -19,7 +19,7 @@ class DeliveryTimeoutsTest {
   private static final Duration SOON = Duration.ofMillis(10);
   private static final Duration WAIT = Duration.ofSeconds(30);
 
-  private final DeliveryTimeouts timeouts = new DeliveryTimeouts("test", Duration.ofSeconds(5));
+  private final DeliveryTimeouts timeouts = new DeliveryTimeouts("test", Duration.ofSeconds(5), 4);
   private final CountDownLatch release = new CountDownLatch(1);
 
   DeliveryTimeoutsTest() {
@@ -34,7 +34,8 @@ class DeliveryTimeoutsTest {
 
   @Test
   void aDeliveryWithoutTimeoutIsNotWatched() {
-    assertSame(DeliveryTimeouts.NONE, timeouts.watch(null, () -> {}, () -> "none"));
+    assertSame(
+        DeliveryTimeouts.NONE, timeouts.watch(null, System.nanoTime(), () -> {}, () -> "none"));
     assertTrue(DeliveryTimeouts.NONE.settle());
     assertTrue(DeliveryTimeouts.NONE.settle(), "settled by its delivery, every time");
   }
@@ -49,7 +50,11 @@ class DeliveryTimeoutsTest {
             .start(
                 () -> {
                   DeliveryTimeouts.Watch w =
-                      timeouts.watch(Duration.ofHours(1), timedOut::incrementAndGet, () -> "d");
+                      timeouts.watch(
+                          Duration.ofHours(1),
+                          System.nanoTime(),
+                          timedOut::incrementAndGet,
+                          () -> "d");
                   settled.set(w.settle());
                   interrupted.set(Thread.currentThread().isInterrupted());
                 });
@@ -74,6 +79,7 @@ class DeliveryTimeoutsTest {
                   DeliveryTimeouts.Watch w =
                       timeouts.watch(
                           SOON,
+                          System.nanoTime(),
                           () -> {
                             timedOut.incrementAndGet();
                             timeoutRan.countDown();
@@ -97,7 +103,7 @@ class DeliveryTimeoutsTest {
         Thread.ofVirtual()
             .start(
                 () -> {
-                  timeouts.watch(Duration.ofHours(1), () -> {}, () -> "later");
+                  timeouts.watch(Duration.ofHours(1), System.nanoTime(), () -> {}, () -> "later");
                   sleeping.countDown();
                   blockIgnoringInterrupts(new AtomicInteger());
                 });
@@ -107,7 +113,8 @@ class DeliveryTimeoutsTest {
         Thread.ofVirtual()
             .start(
                 () -> {
-                  timeouts.watch(SOON, soonerTimedOut::countDown, () -> "sooner");
+                  timeouts.watch(
+                      SOON, System.nanoTime(), soonerTimedOut::countDown, () -> "sooner");
                   blockIgnoringInterrupts(new AtomicInteger());
                 });
     assertTrue(
@@ -127,6 +134,7 @@ class DeliveryTimeoutsTest {
                 () -> {
                   timeouts.watch(
                       SOON,
+                      System.nanoTime(),
                       () -> {
                         throw new IllegalStateException("a bug");
                       },
@@ -137,7 +145,7 @@ class DeliveryTimeoutsTest {
         Thread.ofVirtual()
             .start(
                 () -> {
-                  timeouts.watch(SOON, second::countDown, () -> "next");
+                  timeouts.watch(SOON, System.nanoTime(), second::countDown, () -> "next");
                   blockIgnoringInterrupts(new AtomicInteger());
                 });
     assertTrue(second.await(WAIT.toSeconds(), TimeUnit.SECONDS), "the next timeout ran");

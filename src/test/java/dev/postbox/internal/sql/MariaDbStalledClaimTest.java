@@ -146,8 +146,9 @@ class MariaDbStalledClaimTest {
       try (Connection c = dataSource.getConnection()) {
         c.setAutoCommit(true);
         RowReader<Long> reader =
-            (rs, dialect, id, attempt, claims, leased) ->
-                new Claimed<>(id, attempt, claims, 0, rs.getString("event_id"), "t", id);
+            (rs, dialect, leased) ->
+                (id, attempt, claims) ->
+                    new Claimed<>(id, attempt, claims, 0, rs.getString("event_id"), "t", id);
         strategy.claim(c, new ClaimRequest<>(limit, null, finish, false, reader, rows));
       }
       return rows;
