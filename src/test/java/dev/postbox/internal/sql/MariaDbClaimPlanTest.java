@@ -104,22 +104,7 @@ class MariaDbClaimPlanTest {
       }
       ps.executeBatch();
     }
-    QueueSql sql =
-        QueueSql.of(
-            Dialects.of(Database.MYSQL),
-            new QueueTable<>(
-                "postbox_outbox",
-                new QueueTable.Columns(
-                    "event_id, topic, msg_key, payload, headers",
-                    "event_id",
-                    "topic",
-                    "",
-                    "msg_key"),
-                QueueTable.Clauses.NONE,
-                null,
-                new KeyOrder("msg_key", true),
-                null),
-            100);
+    QueueSql sql = OutboxStatements.of(Database.MYSQL, new KeyOrder("msg_key", true), 100);
     try (Connection c = db.dataSource().getConnection();
         Statement s = c.createStatement()) {
       s.execute("ANALYZE TABLE postbox_outbox");

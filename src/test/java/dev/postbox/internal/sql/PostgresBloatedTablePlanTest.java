@@ -5,7 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.postbox.Database;
-import dev.postbox.internal.dialect.Dialects;
 import dev.postbox.testing.TestDatabase;
 import java.sql.Connection;
 import java.sql.ResultSet;
@@ -40,22 +39,7 @@ class PostgresBloatedTablePlanTest {
 
   @Test
   void anOrderedClaimOnABloatedTableOfFewRowsReadsByIndexNotEveryPage() throws Exception {
-    QueueSql sql =
-        QueueSql.of(
-            Dialects.of(Database.POSTGRESQL),
-            new QueueTable<>(
-                "postbox_outbox",
-                new QueueTable.Columns(
-                    "event_id, topic, msg_key, payload, headers",
-                    "event_id",
-                    "topic",
-                    "",
-                    "msg_key"),
-                QueueTable.Clauses.NONE,
-                null,
-                new KeyOrder("msg_key", false),
-                null),
-            500);
+    QueueSql sql = OutboxStatements.of(Database.POSTGRESQL, new KeyOrder("msg_key", false), 500);
     try (Connection c = db.dataSource().getConnection();
         Statement s = c.createStatement()) {
       // what a held horizon leaves: 200,000 rows came and went; 20 live rows spread over the pages

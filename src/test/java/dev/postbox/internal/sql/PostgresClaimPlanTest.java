@@ -4,7 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.postbox.Database;
-import dev.postbox.internal.dialect.Dialects;
 import dev.postbox.testing.Await;
 import dev.postbox.testing.TestDatabase;
 import java.sql.Connection;
@@ -46,17 +45,7 @@ class PostgresClaimPlanTest {
 
   /** The outbox's statements; {@code order} null if the outbox is not ordered by key. */
   private static QueueSql outboxSql(KeyOrder order) {
-    return QueueSql.of(
-        Dialects.of(Database.POSTGRESQL),
-        new QueueTable<>(
-            "postbox_outbox",
-            new QueueTable.Columns(
-                "event_id, topic, msg_key, payload, headers", "event_id", "topic", "", "msg_key"),
-            QueueTable.Clauses.NONE,
-            null,
-            order,
-            null),
-        100);
+    return OutboxStatements.of(Database.POSTGRESQL, order, 100);
   }
 
   private static final String CLAIM_ARGS = "'someone', 120000";
