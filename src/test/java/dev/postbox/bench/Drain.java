@@ -26,7 +26,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * the tables.
  */
 final class Drain {
-  private static final int WARM_UP_ROUNDS = 5;
+  private static final int WARM_UP_ROUNDS = 10;
 
   static final String POSTBOX = "Postbox";
   static final String MINIMAL = "minimal";
@@ -108,7 +108,7 @@ final class Drain {
   }
 
   /**
-   * Drains {@code n} rows with each contestant, again while the JIT compilers spent more than 5% of
+   * Drains {@code n} rows with each contestant, again while the JIT compilers spent more than 2% of
    * the drain's time (up to {@value #WARM_UP_ROUNDS} rounds), recording nothing but problems. A
    * dispatcher runs for days: its figure is the compiled code's, as the floor's is. Postbox runs
    * more code per claim than the floor; after one 5,000-row drain its next two 50,000-row drains
@@ -120,7 +120,7 @@ final class Drain {
       for (Contestant c : contestants(kind)) {
         for (int round = 1; round <= WARM_UP_ROUNDS; round++) {
           double[] r = measure(db, n, c, "warm-up " + round);
-          if (!(r[2] > 0.05 * n / r[0] * 1000)) {
+          if (!(r[2] > 0.02 * n / r[0] * 1000)) {
             break;
           }
         }

@@ -31,7 +31,7 @@ import javax.sql.DataSource;
 
 /**
  * The performance harness: Postbox against a hand-written SQL floor ({@link Floor}) on PostgreSQL,
- * MariaDB, SQLite and H2, in one process, each pair interleaved (the order alternates per
+ * MariaDB, SQLite and H2, in one process, the contestants interleaved (the order rotates per
  * repetition), the schema re-created and re-seeded before every run, medians of the repetitions.
  * Prints a Markdown report; every run also checks that each message was delivered exactly once.
  *
@@ -602,11 +602,15 @@ public final class PerformanceHarness {
     return "?";
   }
 
-  /** The contestants' alternating order: as given on even repetitions, reversed on odd ones. */
+  /**
+   * The contestants' order in one repetition: rotated by one place per repetition, so each takes
+   * each position in turn and none runs twice in a row across repetitions (a burst of outside load
+   * then lands on different contestants); two contestants simply alternate.
+   */
   static <T> List<T> interleaved(List<T> contestants, int repetition) {
     List<T> order = new ArrayList<>(contestants);
-    if (repetition % 2 == 1) {
-      Collections.reverse(order);
+    if (order.size() > 2) {
+      Collections.rotate(order, -(repetition % order.size()));
     }
     return order;
   }
