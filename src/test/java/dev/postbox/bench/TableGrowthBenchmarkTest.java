@@ -4,7 +4,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import dev.postbox.Database;
 import dev.postbox.Dispatcher;
+import dev.postbox.Message;
 import dev.postbox.Outbox;
+import dev.postbox.PostboxException;
 import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -26,8 +28,8 @@ import org.junit.jupiter.api.Test;
 /**
  * Table growth: {@code bench.growthMessages} (10,000,000) messages through one outbox at a steady
  * offered rate ({@code bench.growthRate}, 10,000 msg/s; {@code bench.growthPerTransaction}, 10
- * {@code outbox.add}s per producer transaction, 100 keys, ordered), a Postbox dispatcher at the
- * defaults delivering to a no-op transport, woken after each commit. Every {@code
+ * messages per producer transaction in one {@code outbox.addAll}, 100 keys, ordered), a Postbox
+ * dispatcher at the defaults delivering to a no-op transport, woken after each commit. Every {@code
  * bench.growthWindow} (60) seconds: messages committed and delivered, and the outbox's size on disk
  * (PostgreSQL: {@code pg_total_relation_size}, of it heap and indexes, live and dead tuples,
  * vacuums; MariaDB: the allocated size of the outbox's and its keys table's tablespace files, which
@@ -60,7 +62,7 @@ class TableGrowthBenchmarkTest {
     md.append(
         String.format(
             Locale.ROOT,
-            "%,d messages offered at %,d msg/s by %d producers (%d `outbox.add` per transaction,"
+            "%,d messages offered at %,d msg/s by %d producers (%d per transaction in one `addAll`,"
                 + " 100 keys), Postbox at the defaults (ordered by key, `vacuumEvery` 50,000 on"
                 + " PostgreSQL), woken after each commit.%n%n",
             total,
@@ -168,12 +170,15 @@ class TableGrowthBenchmarkTest {
         int end = (int) Math.min(total, first + perTransaction);
         while (true) {
           try {
+            List<Message> messages = new ArrayList<>(end - (int) first);
             for (int i = (int) first; i < end; i++) {
-              ProduceDeliver.add(outbox, c, i);
+              messages.add(
+                  Message.of("order.placed", Deliveries.payload(i)).key("customer-" + i % 100));
             }
+            outbox.addAll(c, messages);
             c.commit();
             break;
-          } catch (SQLException e) {
+          } catch (SQLException | PostboxException e) {
             c.rollback(); // a deadlock on the keys table (MariaDB): the transaction again
             retries.incrementAndGet();
           }
