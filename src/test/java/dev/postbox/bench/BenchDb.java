@@ -8,6 +8,8 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.Locale;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import javax.sql.DataSource;
 
 /**
@@ -16,6 +18,9 @@ import javax.sql.DataSource;
  * generated inside the database.
  */
 final class BenchDb implements AutoCloseable {
+  private static final Pattern HISTORY = Pattern.compile("History list length (\\d+)");
+  private static final long QUIET_HISTORY = 1_000;
+
   static final String BUSINESS = "bench_orders";
 
   /** The minimal outbox a floor drains to show what the shipped schema costs. */
@@ -239,6 +244,40 @@ final class BenchDb implements AutoCloseable {
       case MYSQL -> execute("ANALYZE TABLE " + table);
       case H2 -> execute("ANALYZE TABLE " + table);
       case SQLITE -> execute("ANALYZE " + table);
+    }
+  }
+
+  /**
+   * Leaves the next drain a database as quiet as the last one found it: on MariaDB waits (up to 2
+   * minutes) until purge has worked InnoDB's history list down to {@value #QUIET_HISTORY} (the
+   * previous drains' deleted rows, else purged during whichever contestant runs next: one
+   * 500,000-row drain ran at half its rate right after another's); on PostgreSQL a {@code
+   * CHECKPOINT}, so no checkpoint of the previous drain's pages falls into this one. Returns the
+   * milliseconds waited.
+   */
+  long settle() throws InterruptedException {
+    long start = System.nanoTime();
+    if (database() == Database.POSTGRESQL) {
+      execute("CHECKPOINT");
+    } else if (database() == Database.MYSQL) {
+      long deadline = start + 120_000_000_000L;
+      while (historyLength() > QUIET_HISTORY && System.nanoTime() < deadline) {
+        Thread.sleep(100);
+      }
+    }
+    return (System.nanoTime() - start) / 1_000_000;
+  }
+
+  /** MariaDB: InnoDB's history list length, the undo records not yet purged. */
+  long historyLength() {
+    try (Connection c = dataSource().getConnection();
+        Statement s = c.createStatement();
+        ResultSet rs = s.executeQuery("SHOW ENGINE INNODB STATUS")) {
+      rs.next();
+      Matcher m = HISTORY.matcher(rs.getString("Status"));
+      return m.find() ? Long.parseLong(m.group(1)) : 0;
+    } catch (SQLException e) {
+      throw new IllegalStateException("SHOW ENGINE INNODB STATUS", e);
     }
   }
 

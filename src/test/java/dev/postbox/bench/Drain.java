@@ -184,6 +184,7 @@ final class Drain {
         case MINIMAL -> db.seedMinimal(n);
         case JOBS_DONE, JOBS_DELETE -> db.seedJobs(n);
       }
+      db.settle();
       Deliveries d = new Deliveries(n);
       Progress p = new Progress(n);
       long cpu = processCpuNanos();

@@ -12,8 +12,6 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 /**
  * Held vacuum horizon (PostgreSQL) or purge lag (MariaDB): W2's producers and contestants ({@link
@@ -30,7 +28,6 @@ import java.util.regex.Pattern;
  * postbox,floor).
  */
 final class HeldHorizon {
-  private static final Pattern HISTORY = Pattern.compile("History list length (\\d+)");
 
   private final PerformanceHarness h;
   private final AtomicLong retries = new AtomicLong();
@@ -261,17 +258,10 @@ final class HeldHorizon {
         "SELECT id FROM postbox_outbox WHERE state = 0 AND available_at <= UTC_TIMESTAMP(6)"
             + " ORDER BY available_at, id LIMIT "
             + h.config.batchSize();
-    long history = 0;
+    long history = db.historyLength();
     long nanos;
     try (Connection c = db.dataSource().getConnection();
         Statement s = c.createStatement()) {
-      try (ResultSet rs = s.executeQuery("SHOW ENGINE INNODB STATUS")) {
-        rs.next();
-        Matcher m = HISTORY.matcher(rs.getString("Status"));
-        if (m.find()) {
-          history = Long.parseLong(m.group(1));
-        }
-      }
       long before = System.nanoTime();
       try (ResultSet rs = s.executeQuery(candidates)) {
         while (rs.next()) {

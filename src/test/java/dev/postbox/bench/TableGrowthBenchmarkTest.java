@@ -20,8 +20,6 @@ import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
@@ -41,7 +39,6 @@ import org.junit.jupiter.api.Test;
 @Tag("bench")
 class TableGrowthBenchmarkTest {
   private static final double MIB = 1024.0 * 1024.0;
-  private static final Pattern HISTORY = Pattern.compile("History list length (\\d+)");
 
   private final PrintStream out = System.out;
   private final int total = Integer.getInteger("bench.growthMessages", 10_000_000);
@@ -84,6 +81,7 @@ class TableGrowthBenchmarkTest {
   private String measure(PerformanceHarness h, BenchDb db, int producers) throws Exception {
     String what = "table growth " + db.name();
     db.reset();
+    db.settle();
     Deliveries d = new Deliveries(total);
     Progress p = new Progress(total);
     AtomicLong committed = new AtomicLong();
@@ -238,14 +236,7 @@ class TableGrowthBenchmarkTest {
           }
         }
       }
-      long history = 0;
-      try (ResultSet rs = s.executeQuery("SHOW ENGINE INNODB STATUS")) {
-        rs.next();
-        Matcher m = HISTORY.matcher(rs.getString("Status"));
-        if (m.find()) {
-          history = Long.parseLong(m.group(1));
-        }
-      }
+      long history = db.historyLength();
       return new Sample(
           seconds,
           committed,
